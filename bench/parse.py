@@ -1,0 +1,171 @@
+"""Benchmark: our parse pipeline against plain `json.loads` and `json_repair.loads`.
+
+    python -m bench.parse [--repeat 15]
+
+Reads bench/corpus/*.jsonl (real SmolLM2 answers plus hand-made cases), and prints, per
+category, the share of answers each contender turns into a schema-valid object, then the
+median and p95 microseconds per answer. Every contender is judged by the same rule: its
+output counts as recovered only if the schema's pydantic model validates it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import json_repair
+from pydantic import BaseModel, ValidationError
+
+from bench.schemas import SCHEMAS
+from llmkit.parse import parse
+
+CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
+
+
+def load_corpus() -> list[dict[str, Any]]:
+    cases = []
+    for path in sorted(CORPUS_DIR.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                cases.append(json.loads(line))
+    return cases
+
+
+def _validated(data: Any, model: type[BaseModel]) -> bool:
+    try:
+        model.model_validate(data)
+    except ValidationError:
+        return False
+    return True
+
+
+def json_loads_then_validate(raw: str, model: type[BaseModel]) -> bool:
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return False
+    return _validated(data, model)
+
+
+def json_repair_then_validate(raw: str, model: type[BaseModel]) -> bool:
+    try:
+        data = json_repair.loads(raw)
+    except Exception:  # a contender's crash counts as not recovered
+        return False
+    return _validated(data, model)
+
+
+def pipeline(raw: str, model: type[BaseModel]) -> bool:
+    return parse(raw, model).ok
+
+
+def json_loads_only(raw: str, model: type[BaseModel]) -> bool:
+    try:
+        json.loads(raw)
+    except ValueError:
+        return False
+    return True
+
+
+CONTENDERS: dict[str, Callable[[str, type[BaseModel]], bool]] = {
+    "json.loads": json_loads_then_validate,
+    "json_repair": json_repair_then_validate,
+    "pipeline": pipeline,
+}
+
+
+def time_us(fn: Callable[[str, type[BaseModel]], bool], raw: str, model, repeat: int) -> float:
+    """Median of `repeat` runs, in microseconds: robust to the noise of a shared machine."""
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter_ns()
+        fn(raw, model)
+        samples.append(time.perf_counter_ns() - started)
+    return statistics.median(samples) / 1000
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=15, help="timed runs per answer")
+    args = parser.parse_args(argv)
+
+    cases = load_corpus()
+    recovered: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    totals: dict[str, int] = defaultdict(int)
+    timings: dict[str, list[float]] = defaultdict(list)
+    clean_times: dict[str, list[float]] = defaultdict(list)
+    repaired_times: dict[str, list[float]] = defaultdict(list)
+
+    for case in cases:
+        model = SCHEMAS[case["schema"]]
+        raw, category = case["raw"], case["category"]
+        totals[category] += 1
+        layer = parse(raw, model).layer
+        for name, fn in (*CONTENDERS.items(), ("json.loads (no validation)", json_loads_only)):
+            if name in CONTENDERS and fn(raw, model):
+                recovered[category][name] += 1
+            elapsed = time_us(fn, raw, model, args.repeat)
+            timings[name].append(elapsed)
+            if category == "clean":
+                clean_times[name].append(elapsed)
+            if layer == "repaired":
+                repaired_times[name].append(elapsed)
+
+    names = list(CONTENDERS)
+    print(f"Corpus: {len(cases)} answers from {CORPUS_DIR.relative_to(Path.cwd())}")
+    print("\nShare recovered to a schema-valid object")
+    print(f"{'category':<18}{'n':>5}" + "".join(f"{n:>14}" for n in names))
+    all_recovered = defaultdict(int)
+    for category in sorted(totals):
+        row = f"{category:<18}{totals[category]:>5}"
+        for name in names:
+            count = recovered[category][name]
+            all_recovered[name] += count
+            row += f"{100 * count / totals[category]:>13.1f}%"
+        print(row)
+    total = sum(totals.values())
+    print(
+        f"{'all':<18}{total:>5}"
+        + "".join(f"{100 * all_recovered[n] / total:>13.1f}%" for n in names)
+    )
+
+    def timing_table(title: str, table: dict[str, list[float]]) -> None:
+        if not table:
+            return
+        print(f"\n{title} (n={len(next(iter(table.values())))})")
+        print(f"{'contender':<28}{'median µs':>12}{'p95 µs':>12}")
+        for name, values in table.items():
+            print(f"{name:<28}{statistics.median(values):>12.1f}{p95(values):>12.1f}")
+
+    timing_table("Time per answer, all answers", timings)
+    timing_table("Time per answer, clean answers", clean_times)
+    timing_table("Time per answer, answers our pipeline repaired", repaired_times)
+    if clean_times:
+        ours = statistics.median(clean_times["pipeline"])
+        print("\nclean answers, pipeline median / json.loads median:")
+        print(
+            f"  against json.loads + validation: {ours / statistics.median(clean_times['json.loads']):.2f}x"
+        )
+        print(
+            f"  against json.loads alone:        {ours / statistics.median(clean_times['json.loads (no validation)']):.2f}x"
+        )
+    if repaired_times:
+        ratio = statistics.median(repaired_times["pipeline"]) / statistics.median(
+            repaired_times["json_repair"]
+        )
+        print(f"repaired answers, pipeline median / json_repair median: {ratio:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The staged briefing: projects, stages, turns, locks, events and the orchestrator."""

@@ -1,0 +1,1 @@
+"""CRM intake: inbound messages turned into lead cards."""

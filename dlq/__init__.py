@@ -1,0 +1,1 @@
+"""Dead letters and the record of every structured model call."""

@@ -1,0 +1,30 @@
+from django.contrib import admin
+
+from dlq.models import DeadLetter, StructuredCall
+
+
+@admin.register(StructuredCall)
+class StructuredCallAdmin(admin.ModelAdmin):
+    list_display = (
+        "created_at", "schema_name", "provider", "model", "outcome", "retry_used",
+        "latency_ms", "prompt_tokens", "cached_tokens", "completion_tokens", "source_kind",
+    )  # fmt: skip
+    list_filter = ("outcome", "retry_used", "schema_name", "provider")
+    search_fields = ("schema_name", "provider", "model", "source_id")
+    date_hierarchy = "created_at"
+    readonly_fields = [f.name for f in StructuredCall._meta.fields]
+
+
+@admin.register(DeadLetter)
+class DeadLetterAdmin(admin.ModelAdmin):
+    list_display = (
+        "created_at", "schema_name", "error_signature", "provider", "source_kind", "source_id",
+        "status",
+    )  # fmt: skip
+    list_filter = ("status", "schema_name", "provider", "source_kind")
+    search_fields = ("raw_input", "error_signature", "source_id")
+    date_hierarchy = "created_at"
+    readonly_fields = (
+        "call", "created_at", "source_kind", "source_id", "schema_name", "provider", "model",
+        "raw_input", "prompt_messages", "raw_responses", "errors", "error_signature", "usage",
+    )  # fmt: skip

@@ -1,0 +1,96 @@
+"""Dead letters (model answers that stayed broken after the retry) and the record of every
+structured call, from which the share of successful parses is measured."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class StructuredCall(models.Model):
+    """One call of the structured-output engine, successful or not."""
+
+    class Outcome(models.TextChoices):
+        FAST = "fast", "fast path"
+        EXTRACTED = "extracted", "after extraction"
+        REPAIRED = "repaired", "after repair"
+        COERCED = "coerced", "after coercion"
+        FAILED = "failed", "dead-lettered"
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    schema_name = models.CharField(max_length=100, db_index=True)
+    provider = models.CharField(max_length=50, blank=True, db_index=True)
+    model = models.CharField(max_length=200, blank=True)
+    # Every provider that answered, in order (more than one when the retry failed over).
+    providers = models.JSONField(default=list, blank=True)
+    outcome = models.CharField(max_length=12, choices=Outcome.choices, db_index=True)
+    retry_used = models.BooleanField(default=False)
+    attempts = models.PositiveSmallIntegerField(default=1)
+    latency_ms = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    cached_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    coercions = models.JSONField(default=list, blank=True)
+    source_kind = models.CharField(max_length=40, blank=True)
+    source_id = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["source_kind", "source_id"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(attempts__gte=1, attempts__lte=2),
+                name="structured_call_at_most_one_retry",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.schema_name} via {self.provider or '-'}: {self.get_outcome_display()}"
+
+
+class DeadLetter(models.Model):
+    """A structured answer that stayed invalid after the one retry, kept whole for review."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        FIXED = "fixed"
+        REPLAYED = "replayed"
+        DISCARDED = "discarded"
+
+    call = models.OneToOneField(
+        StructuredCall, on_delete=models.PROTECT, related_name="dead_letter", null=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    source_kind = models.CharField(max_length=40, blank=True, db_index=True)
+    source_id = models.CharField(max_length=64, blank=True)
+    schema_name = models.CharField(max_length=100, db_index=True)
+    provider = models.CharField(max_length=50, blank=True, db_index=True)
+    model = models.CharField(max_length=200, blank=True)
+    # The text the client (or the mail) wrote; the prompts of each attempt are kept apart.
+    raw_input = models.TextField(blank=True)
+    prompt_messages = models.JSONField(default=list, blank=True)
+    raw_responses = models.JSONField(default=list, blank=True)
+    errors = models.JSONField(default=list)
+    error_signature = models.CharField(max_length=200, db_index=True)
+    usage = models.JSONField(default=dict, blank=True)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["source_kind", "source_id"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status="open", resolved_at__isnull=True)
+                | (~models.Q(status="open") & models.Q(resolved_at__isnull=False)),
+                name="dead_letter_resolved_iff_not_open",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.schema_name}: {self.error_signature} ({self.status})"

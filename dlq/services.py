@@ -1,0 +1,137 @@
+"""Writes for structured calls and dead letters: run a call through the configured chain and
+record it, so no failed model answer is ever lost."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from dlq.models import DeadLetter, StructuredCall
+from llmkit.config import chain_from_env
+from llmkit.fields import StructuredModel
+from llmkit.parse import SemanticValidator, Target
+from llmkit.structured import StructuredResult, run_structured
+from llmkit.types import Message, Provider
+
+
+@functools.cache
+def llm_chain() -> Provider:
+    """The process-wide failover chain built from the environment (one per worker process,
+    so circuit breakers and OAuth tokens are shared by every call of that process)."""
+    environ = dict(os.environ)
+    environ.setdefault("LLM_PROVIDERS", ",".join(settings.LLM_PROVIDERS))
+    environ.setdefault("LLM_CALL_BUDGET_S", str(settings.LLM_CALL_BUDGET_S))
+    return chain_from_env(environ)
+
+
+@transaction.atomic
+def structured_call_record(
+    *, result: StructuredResult, source_kind: str = "", source_id: str = "", raw_input: str = ""
+) -> StructuredCall:
+    """Persist one structured call and, when it failed, its dead letter."""
+    usage = result.usage
+    call = StructuredCall(
+        schema_name=result.schema_name,
+        provider=result.provider,
+        model=result.model,
+        providers=result.providers,
+        outcome=result.layer if result.ok else StructuredCall.Outcome.FAILED,
+        retry_used=result.retry_used,
+        attempts=len(result.attempts),
+        latency_ms=round(result.latency_s * 1000),
+        prompt_tokens=usage.prompt_tokens,
+        cached_tokens=usage.cached_tokens,
+        completion_tokens=usage.completion_tokens,
+        coercions=[c.as_dict() for c in result.final.outcome.coercions]
+        if result.final.outcome
+        else [],
+        source_kind=source_kind,
+        source_id=str(source_id),
+    )
+    call.full_clean()
+    call.save()
+    if not result.ok:
+        dead_letter = DeadLetter(
+            call=call,
+            source_kind=source_kind,
+            source_id=str(source_id),
+            schema_name=result.schema_name,
+            provider=result.provider,
+            model=result.model,
+            raw_input=raw_input,
+            prompt_messages=[[m.as_dict() for m in a.messages] for a in result.attempts],
+            raw_responses=result.raw_responses,
+            errors=[e.as_dict() for e in result.errors],
+            error_signature=result.error_signature or "$: unknown",
+            usage={
+                "prompt_tokens": usage.prompt_tokens,
+                "cached_tokens": usage.cached_tokens,
+                "completion_tokens": usage.completion_tokens,
+            },
+        )
+        dead_letter.full_clean()
+        dead_letter.save()
+    return call
+
+
+def structured_run(
+    *,
+    messages: Sequence[Message],
+    target: Any | Target,
+    source_kind: str = "",
+    source_id: str = "",
+    raw_input: str = "",
+    validators: Iterable[SemanticValidator] = (),
+    context: Mapping[str, Any] | None = None,
+    language: str = "en",
+    provider: Provider | None = None,
+    temperature: float = 0.3,
+    max_tokens: int = 1024,
+) -> tuple[StructuredResult, StructuredCall]:
+    """Run a structured call through the configured chain (or `provider`) and record it.
+
+    The model call happens outside any transaction: it can take up to the call budget.
+    """
+    result = run_structured(
+        provider or llm_chain(),
+        messages,
+        target,
+        validators=validators,
+        context=context,
+        language=language,
+        temperature=temperature,
+        max_tokens=max_tokens,
+    )
+    call = structured_call_record(
+        result=result, source_kind=source_kind, source_id=source_id, raw_input=raw_input
+    )
+    return result, call
+
+
+class LlmCheckAnswer(StructuredModel):
+    """The tiny schema of the provider health check."""
+
+    message: str
+    ok: bool
+
+
+LLM_CHECK_PROMPT = (
+    'Reply with exactly this JSON object and nothing else: {"message": "pong", "ok": true}'
+)
+
+
+def llm_check_run(*, source_id: str = "") -> tuple[StructuredResult, StructuredCall]:
+    """Send one small structured call through the configured chain and record it, to show
+    which provider answers from this process (web or worker) and how well it parses."""
+    return structured_run(
+        messages=[Message("user", LLM_CHECK_PROMPT)],
+        target=LlmCheckAnswer,
+        source_kind="llm_check",
+        source_id=source_id,
+        max_tokens=64,
+    )

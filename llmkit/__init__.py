@@ -1,0 +1,1 @@
+"""Framework-free structured-output engine: providers, failover, the parse pipeline, extractors."""

@@ -1,0 +1,79 @@
+"""Layer 1, the fast path: strict `json.loads` behind size and depth caps."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+MAX_CHARS = 1_000_000
+MAX_DEPTH = 64
+
+_STRUCTURAL = re.compile(r'[\[\]{}"\\]')
+
+
+class JsonRejected(ValueError):
+    """The text is not strict JSON (or is too large or deep to parse safely)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def _reject_constant(name: str) -> Any:
+    raise JsonRejected("non_finite", f"{name} is not a JSON number")
+
+
+def exceeds_depth(text: str, max_depth: int) -> bool:
+    """Whether brackets outside strings nest deeper than `max_depth`.
+
+    The count of opening brackets bounds the depth, so ordinary answers skip the scan;
+    the scan itself visits only structural characters, never every character.
+    """
+    if text.count("{") + text.count("[") <= max_depth:
+        return False
+    depth = 0
+    in_string = False
+    skip_until = -1
+    for match in _STRUCTURAL.finditer(text):
+        position = match.start()
+        if position < skip_until:
+            continue
+        char = match.group()
+        if in_string:
+            if char == "\\":
+                skip_until = position + 2
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > max_depth:
+                return True
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+    return False
+
+
+def check_limits(text: str, *, max_chars: int = MAX_CHARS, max_depth: int = MAX_DEPTH) -> None:
+    if len(text) > max_chars:
+        raise JsonRejected("too_large", f"answer is {len(text)} characters, the cap is {max_chars}")
+    if exceeds_depth(text, max_depth):
+        raise JsonRejected("too_deep", f"answer nests deeper than {max_depth} levels")
+
+
+def loads_strict(text: str) -> Any:
+    """`json.loads` that refuses NaN/Infinity and turns every failure into JsonRejected.
+
+    Callers check the size and depth caps first (`check_limits`); RecursionError is still
+    caught as a last line of defence.
+    """
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except JsonRejected:
+        raise
+    except RecursionError:
+        raise JsonRejected("too_deep", "answer nests too deep to parse") from None
+    except ValueError as error:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise JsonRejected("json_invalid", str(error)) from None

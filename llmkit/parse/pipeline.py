@@ -1,0 +1,136 @@
+"""The parse pipeline: fast path → extraction → repair → coercion/normalisation → shape →
+semantic validation. It never raises on any text; it returns a value or field errors."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from llmkit.parse.coerce import NORMALISATION_KINDS, coerce
+from llmkit.parse.errors import Coercion, FieldError
+from llmkit.parse.extraction import first_object, repair_candidate
+from llmkit.parse.fast import MAX_CHARS, MAX_DEPTH, JsonRejected, check_limits, loads_strict
+from llmkit.parse.repair import RepairFailed, repair
+from llmkit.parse.semantic import SemanticValidator
+from llmkit.parse.target import Target, as_target
+
+Layer = Literal["fast", "extracted", "repaired", "coerced"]
+LAYERS: tuple[Layer, ...] = ("fast", "extracted", "repaired", "coerced")
+
+
+@dataclass(slots=True)
+class ParseOutcome:
+    """What the pipeline made of one raw answer.
+
+    `layer` names the deepest layer that was needed to make the answer valid (for a
+    failure, the deepest one reached); `data` is the plain JSON after coercion, `value`
+    the validated object (a pydantic model for a model target).
+    """
+
+    ok: bool
+    layer: Layer | None = None
+    value: Any = None
+    data: Any = None
+    coercions: list[Coercion] = field(default_factory=list)
+    errors: list[FieldError] = field(default_factory=list)
+
+    @property
+    def signature(self) -> str | None:
+        return self.errors[0].signature if self.errors else None
+
+    def as_dict(self) -> dict[str, Any]:
+        value = self.value.model_dump(mode="json") if isinstance(self.value, BaseModel) else self.value
+        return {
+            "ok": self.ok,
+            "value": value if self.ok else None,
+            "layer": self.layer,
+            "coercions": [c.as_dict() for c in self.coercions],
+            "errors": [e.as_dict() for e in self.errors],
+        }
+
+
+def _load(raw: str, max_chars: int, max_depth: int) -> tuple[Any, Layer] | FieldError:
+    """Layers 1-3: text to JSON data, trying each layer only when the one before failed."""
+    try:
+        check_limits(raw, max_chars=max_chars, max_depth=max_depth)
+    except JsonRejected as error:
+        return FieldError(path="$", kind=error.kind, message=str(error))
+    try:
+        data = loads_strict(raw)
+        if isinstance(data, dict):
+            return data, "fast"
+        if isinstance(data, str):  # a double-encoded answer: a JSON string holding the JSON
+            inner = first_object(data)
+            if inner is not None:
+                return inner, "extracted"
+    except JsonRejected as error:
+        if error.kind == "non_finite":
+            return FieldError(path="$", kind="non_finite", message=str(error))
+    extracted = first_object(raw)
+    if extracted is not None:
+        return extracted, "extracted"
+    candidate = repair_candidate(raw)
+    if candidate is None:
+        return FieldError(path="$", kind="no_json", message="the answer holds no JSON object")
+    try:
+        repaired = repair(candidate)
+    except RepairFailed as error:
+        return FieldError(path="$", kind=error.kind, message=str(error))
+    if not isinstance(repaired, dict):
+        return FieldError(
+            path="$", kind="json_invalid", message="no JSON object could be recovered"
+        )
+    return repaired, "repaired"
+
+
+def _non_finite_paths(data: Any, path: str = "$") -> Iterable[str]:
+    if isinstance(data, float) and not math.isfinite(data):
+        yield path
+    elif isinstance(data, dict):
+        for key, item in data.items():
+            yield from _non_finite_paths(item, key if path == "$" else f"{path}.{key}")
+    elif isinstance(data, list):
+        for index, item in enumerate(data):
+            yield from _non_finite_paths(item, f"{path}.{index}")
+
+
+def parse(
+    raw: str | bytes,
+    target: type[BaseModel] | dict[str, Any] | Target,
+    *,
+    validators: Iterable[SemanticValidator] = (),
+    context: Mapping[str, Any] | None = None,
+    max_chars: int = MAX_CHARS,
+    max_depth: int = MAX_DEPTH,
+) -> ParseOutcome:
+    """Turn one raw model answer into a validated object, or say exactly what is wrong."""
+    target = as_target(target)
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8", errors="replace")
+    loaded = _load(raw, max_chars, max_depth)
+    if isinstance(loaded, FieldError):
+        return ParseOutcome(ok=False, errors=[loaded])
+    data, layer = loaded
+
+    value, errors = (None, [FieldError("$", "unchecked", "")])
+    if not target.has_normalisers:
+        value, errors = target.validate(data)
+    coercions: list[Coercion] = []
+    if errors:
+        data, coercions = coerce(data, target.json_schema)
+        if any(c.kind not in NORMALISATION_KINDS for c in coercions):
+            layer = "coerced"
+        value, errors = target.validate(data)
+    if not errors:
+        bad_numbers = list(_non_finite_paths(data))
+        errors = [FieldError(p, "non_finite", "NaN and Infinity are not numbers") for p in bad_numbers]
+    if not errors:
+        for validator in validators:
+            errors.extend(validator(value, context or {}))
+    if errors:
+        return ParseOutcome(ok=False, layer=layer, data=data, coercions=coercions, errors=errors)
+    return ParseOutcome(ok=True, layer=layer, value=value, data=data, coercions=coercions)

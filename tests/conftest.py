@@ -1,0 +1,34 @@
+"""Fixtures shared by the whole suite: which real services this machine offers."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.db import connection
+
+REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "").lower() == "true"
+
+
+def skip_or_fail(reason: str) -> None:
+    """CI must exercise the real services: there a missing one fails instead of skipping."""
+    if REQUIRE_SERVICES:
+        pytest.fail(f"REQUIRE_SERVICES is set but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def postgres() -> None:
+    if connection.vendor != "postgresql":
+        skip_or_fail(
+            "PostgreSQL not in use (scripts/test uses it when 127.0.0.1:5432 answers, "
+            "or set DATABASE_URL)"
+        )
+
+
+@pytest.fixture
+def redis_url() -> str:
+    url = os.environ.get("TEST_REDIS_URL")
+    if not url:
+        skip_or_fail("Redis not reachable (scripts/test sets TEST_REDIS_URL when 6379 answers)")
+    return url

@@ -1,0 +1,13 @@
+"""Settings for the test suite: the real settings, with a throwaway key and fast hashing."""
+
+import os
+import tempfile
+
+os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
+os.environ.setdefault("VAR_DIR", tempfile.mkdtemp(prefix="briefing-test-var-"))
+
+from config.settings import *  # noqa: E402, F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Unit tests run tasks in-process; tests/test_celery_worker.py runs real workers.
+CELERY_TASK_ALWAYS_EAGER = True

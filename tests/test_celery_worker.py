@@ -1,0 +1,105 @@
+"""A real Celery worker process picks up queued work, over Redis and over the embedded
+filesystem transport, and writes to the same PostgreSQL database."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from dlq.models import StructuredCall
+from dlq.tasks import llm_check
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _database_url() -> str:
+    db = settings.DATABASES["default"]
+    return f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+
+
+def _wait_for(condition, deadline_s: float) -> bool:
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _run_through_worker(broker_url: str, extra_env: dict[str, str], source_id: str) -> None:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "SECRET_KEY": "worker-test",
+        "DATABASE_URL": _database_url(),
+        "CELERY_BROKER_URL": broker_url,
+        "LLM_PROVIDERS": "rules",
+        **extra_env,
+    }
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo",
+         "--loglevel=WARNING", "--without-heartbeat", "--without-gossip", "--without-mingle"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        from celery import current_app
+
+        with current_app.connection_for_write(broker_url) as conn:
+            llm_check.apply_async(kwargs={"source_id": source_id}, connection=conn)
+
+        def recorded() -> bool:
+            return StructuredCall.objects.filter(source_id=source_id).exists()
+
+        if not _wait_for(recorded, 60):
+            worker.terminate()
+            output = worker.communicate(timeout=10)[0].decode(errors="replace")
+            pytest.fail(f"the worker did not record the call; its output:\n{output[-3000:]}")
+    finally:
+        worker.terminate()
+        worker.wait(timeout=20)
+    call = StructuredCall.objects.get(source_id=source_id)
+    assert call.provider == "rules"
+    assert call.outcome != "failed"
+
+
+@pytest.fixture
+def eager_off(settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    from celery import current_app
+
+    current_app.conf.task_always_eager = False
+    yield
+    current_app.conf.task_always_eager = True
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_worker_over_redis(postgres, redis_url, eager_off):
+    _run_through_worker(redis_url, {}, source_id="redis-worker")
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_worker_over_the_embedded_filesystem_transport(postgres, tmp_path, eager_off):
+    assert connection.vendor == "postgresql"
+    var_dir = tmp_path / "var"
+    (var_dir / "celery" / "queue").mkdir(parents=True)
+    options = {
+        "data_folder_in": str(var_dir / "celery" / "queue"),
+        "data_folder_out": str(var_dir / "celery" / "queue"),
+    }
+    from celery import current_app
+
+    previous = current_app.conf.broker_transport_options
+    current_app.conf.broker_transport_options = options
+    try:
+        _run_through_worker("filesystem://", {"VAR_DIR": str(var_dir)}, source_id="fs-worker")
+    finally:
+        current_app.conf.broker_transport_options = previous
