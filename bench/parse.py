@@ -153,13 +153,11 @@ def main(argv: list[str] | None = None) -> None:
     timing_table("Time per answer, answers our pipeline repaired", repaired_times)
     if clean_times:
         ours = statistics.median(clean_times["pipeline"])
+        with_validation = statistics.median(clean_times["json.loads"])
+        alone = statistics.median(clean_times["json.loads (no validation)"])
         print("\nclean answers, pipeline median / json.loads median:")
-        print(
-            f"  against json.loads + validation: {ours / statistics.median(clean_times['json.loads']):.2f}x"
-        )
-        print(
-            f"  against json.loads alone:        {ours / statistics.median(clean_times['json.loads (no validation)']):.2f}x"
-        )
+        print(f"  against json.loads + validation: {ours / with_validation:.2f}x")
+        print(f"  against json.loads alone:        {ours / alone:.2f}x")
     if repaired_times:
         ratio = statistics.median(repaired_times["pipeline"]) / statistics.median(
             repaired_times["json_repair"]

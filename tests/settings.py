@@ -6,7 +6,7 @@ import tempfile
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
 os.environ.setdefault("VAR_DIR", tempfile.mkdtemp(prefix="briefing-test-var-"))
 
-from config.settings import *  # noqa: E402, F403
+from config.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Unit tests run tasks in-process; tests/test_celery_worker.py runs real workers.

@@ -43,7 +43,9 @@ class ParseOutcome:
         return self.errors[0].signature if self.errors else None
 
     def as_dict(self) -> dict[str, Any]:
-        value = self.value.model_dump(mode="json") if isinstance(self.value, BaseModel) else self.value
+        value = self.value
+        if isinstance(value, BaseModel):
+            value = value.model_dump(mode="json")
         return {
             "ok": self.ok,
             "value": value if self.ok else None,
@@ -126,8 +128,10 @@ def parse(
             layer = "coerced"
         value, errors = target.validate(data)
     if not errors:
-        bad_numbers = list(_non_finite_paths(data))
-        errors = [FieldError(p, "non_finite", "NaN and Infinity are not numbers") for p in bad_numbers]
+        errors = [
+            FieldError(path, "non_finite", "NaN and Infinity are not numbers")
+            for path in _non_finite_paths(data)
+        ]
     if not errors:
         for validator in validators:
             errors.extend(validator(value, context or {}))

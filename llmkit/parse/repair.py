@@ -33,7 +33,7 @@ def repair(
     json-repair itself gives up.
     """
     if len(text) > max_chars:
-        raise RepairFailed("too_large", f"{len(text)} characters is over the repair cap {max_chars}")
+        raise RepairFailed("too_large", f"{len(text)} characters, the repair cap is {max_chars}")
     if len(text) <= INLINE_CHARS:
         try:
             return _repair(text)

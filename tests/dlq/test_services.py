@@ -6,7 +6,7 @@ import pytest
 
 from dlq.models import DeadLetter, StructuredCall
 from dlq.services import llm_check_run, structured_run
-from llmkit.types import Completion, Message, Usage
+from llmkit.types import Message
 from tests.llmkit.schemas import LeadCard
 from tests.llmkit.test_structured import ScriptedProvider
 
@@ -46,11 +46,14 @@ def test_failure_after_the_retry_becomes_a_dead_letter_with_everything():
     assert not result.ok
     letter = DeadLetter.objects.get()
     assert letter.call == call
-    assert call.outcome == "failed" and call.retry_used and call.attempts == 2
+    assert call.outcome == "failed"
+    assert call.retry_used
+    assert call.attempts == 2
     assert letter.error_signature == "budget_rub: int_parsing"
     assert letter.raw_responses == [broken, broken]
     assert letter.raw_input == "Перезвоните мне"
-    assert letter.status == DeadLetter.Status.OPEN and letter.resolved_at is None
+    assert letter.status == DeadLetter.Status.OPEN
+    assert letter.resolved_at is None
     assert (letter.source_kind, letter.source_id, letter.schema_name) == ("lead", "7", "LeadCard")
     assert len(letter.prompt_messages) == 2
     assert letter.prompt_messages[1][-1]["content"].startswith("Ваш предыдущий ответ")

@@ -46,7 +46,8 @@ def test_valid_first_answer_needs_no_retry():
 def test_one_retry_at_temperature_zero_with_field_feedback():
     provider = ScriptedProvider(BROKEN, GOOD)
     result = run_structured(provider, PROMPT, LeadCard, language="ru", temperature=0.7)
-    assert result.ok and result.retry_used
+    assert result.ok
+    assert result.retry_used
     first, retry = provider.requests
     assert first["temperature"] == 0.7
     assert retry["temperature"] == 0.0

@@ -1,0 +1,243 @@
+"""OpenAI-compatible chat completions (OpenAI, vLLM, Ollama, LM Studio, llama.cpp server)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from llmkit.providers.http import (
+    DEFAULT_TIMEOUT_S,
+    Deadline,
+    HttpTransport,
+    as_int,
+    build_verify,
+    is_event_stream,
+)
+from llmkit.streaming import JsonObjectTracker, iter_sse_data
+from llmkit.types import Completion, Message, ProviderError, Usage
+
+_SCHEMA_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+
+# How a schema travels: OpenAI's strict `json_schema` (OpenAI, vLLM, llama.cpp's C++ server,
+# LM Studio); `json_object` with a `schema` beside it (llama-cpp-python's server, which
+# refuses `json_schema`); or `off`, leaving the schema to the prompt.
+SchemaFormat = Literal["json_schema", "json_object", "off"]
+
+
+def schema_name(schema: Mapping[str, Any]) -> str:
+    """The `json_schema.name` OpenAI requires: [a-zA-Z0-9_-], at most 64 characters."""
+    title = str(schema.get("title") or "answer")
+    return _SCHEMA_NAME_CHARS.sub("_", title)[:64] or "answer"
+
+
+def usage_from_openai(usage: Mapping[str, Any] | None) -> Usage:
+    if not usage:
+        return Usage()
+    details = usage.get("prompt_tokens_details") or {}
+    return Usage(
+        prompt_tokens=as_int(usage.get("prompt_tokens")),
+        cached_tokens=as_int(details.get("cached_tokens") if isinstance(details, Mapping) else 0),
+        completion_tokens=as_int(usage.get("completion_tokens")),
+    )
+
+
+class ChatCompletionsStream:
+    """Collects a `chat.completion.chunk` SSE stream, stopping once the JSON object closed.
+
+    Shared by the OpenAI-compatible and GigaChat providers, whose streams differ only in how
+    usage is reported.
+    """
+
+    def __init__(self, provider: str) -> None:
+        self.provider = provider
+        self.tracker = JsonObjectTracker()
+        self.model: str | None = None
+        self.finish_reason: str | None = None
+        self.usage_payload: Mapping[str, Any] | None = None
+        self.early_closed = False
+
+    def consume(self, payloads: Iterable[str], decode: Any) -> None:
+        for payload in payloads:
+            chunk = decode(payload)
+            if not isinstance(chunk, Mapping):
+                raise ProviderError(
+                    "bad_response",
+                    f"stream event is not an object: {payload[:200]!r}",
+                    provider=self.provider,
+                )
+            if "error" in chunk:
+                # Servers report failures that happen after the 200 inside the stream.
+                raise ProviderError(
+                    "server",
+                    f"error inside the stream: {chunk['error']!r}"[:2000],
+                    provider=self.provider,
+                )
+            self.model = chunk.get("model") or self.model
+            if chunk.get("usage"):
+                self.usage_payload = chunk["usage"]
+            for choice in chunk.get("choices") or []:
+                if not isinstance(choice, Mapping) or choice.get("index", 0) != 0:
+                    continue
+                delta = choice.get("delta") or {}
+                content = delta.get("content") if isinstance(delta, Mapping) else None
+                if isinstance(content, str) and self.tracker.feed(content) is not None:
+                    # The answer is complete; everything after is wasted tokens and time.
+                    self.early_closed = True
+                    return
+                if choice.get("finish_reason"):
+                    self.finish_reason = choice["finish_reason"]
+
+    def check_complete(self) -> None:
+        if not self.early_closed and self.finish_reason is None:
+            raise ProviderError(
+                "bad_response",
+                f"stream ended before the answer was complete: {self.tracker.text[-200:]!r}",
+                provider=self.provider,
+            )
+
+
+def message_content(data: Any, provider: str) -> tuple[str, Mapping[str, Any]]:
+    """The first choice's text and the usage block of a non-streamed chat completion."""
+    try:
+        message = data["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise ProviderError(
+            "bad_response", f"no choices[0].message in {str(data)[:200]!r}", provider=provider
+        ) from exc
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if not isinstance(content, str):
+        refusal = message.get("refusal") if isinstance(message, Mapping) else None
+        raise ProviderError(
+            "bad_response",
+            f"no text content in the answer (refusal: {refusal!r})",
+            provider=provider,
+        )
+    usage = data.get("usage") if isinstance(data, Mapping) else None
+    return content, usage or {}
+
+
+class OpenAICompatProvider:
+    """POST {base_url}/chat/completions with optional strict JSON schema and SSE streaming.
+
+    With stream=True the connection is closed as soon as the first top-level JSON object of
+    the answer has closed. The server reports usage only at the end of a stream, so an
+    early-closed Completion carries zero usage.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None = None,
+        *,
+        model: str,
+        name: str = "openai",
+        verify: bool | str | Path = True,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        schema_format: SchemaFormat = "json_schema",
+    ) -> None:
+        if schema_format not in ("json_schema", "json_object", "off"):
+            raise ValueError(f"unknown schema_format {schema_format!r}")
+        self.schema_format = schema_format
+        self.base_url = base_url.rstrip("/")
+        self.api_key = api_key
+        self.model = model
+        self.name = name
+        self.timeout_s = timeout_s
+        self._http = HttpTransport(name, verify=build_verify(verify))
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatProvider({self.name!r}, url={self.base_url!r}, model={self.model!r})"
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
+
+    def _body(
+        self,
+        messages: Sequence[Message],
+        *,
+        temperature: float,
+        max_tokens: int,
+        schema: dict | None,
+        stream: bool,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [message.as_dict() for message in messages],
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+        }
+        if schema is not None and self.schema_format == "json_schema":
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": schema_name(schema), "schema": schema, "strict": True},
+            }
+        elif schema is not None and self.schema_format == "json_object":
+            body["response_format"] = {"type": "json_object", "schema": schema}
+        if stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        return body
+
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        temperature: float = 0.3,
+        max_tokens: int = 1024,
+        schema: dict | None = None,
+        stream: bool = False,
+        timeout: float | None = None,
+    ) -> Completion:
+        deadline = Deadline(timeout, default_s=self.timeout_s)
+        url = f"{self.base_url}/chat/completions"
+        body = self._body(
+            messages, temperature=temperature, max_tokens=max_tokens, schema=schema, stream=stream
+        )
+        if not stream:
+            data = self._http.post_json(
+                url, deadline=deadline, json_body=body, headers=self._headers()
+            )
+            text, usage = message_content(data, self.name)
+            return Completion(
+                text=text,
+                provider=self.name,
+                model=str(data.get("model") or self.model),
+                usage=usage_from_openai(usage),
+                latency_s=deadline.elapsed(),
+            )
+
+        collected = ChatCompletionsStream(self.name)
+        with self._http.open_stream(
+            url, deadline=deadline, json_body=body, headers=self._headers()
+        ) as response:
+            if not is_event_stream(response):
+                # Some servers ignore `stream` and answer in one JSON body; take it as is.
+                data = self._http.decode_json(self._http.read_body(response, deadline))
+                text, usage = message_content(data, self.name)
+                return Completion(
+                    text=text,
+                    provider=self.name,
+                    model=str(data.get("model") or self.model),
+                    usage=usage_from_openai(usage),
+                    latency_s=deadline.elapsed(),
+                )
+            collected.consume(
+                iter_sse_data(self._http.iter_lines(response, deadline)), self._http.decode_json
+            )
+        collected.check_complete()
+        return Completion(
+            text=collected.tracker.text,
+            provider=self.name,
+            model=collected.model or self.model,
+            usage=usage_from_openai(collected.usage_payload),
+            latency_s=deadline.elapsed(),
+            early_closed=collected.early_closed,
+        )
