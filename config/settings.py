@@ -94,9 +94,11 @@ if CELERY_BROKER_URL == "filesystem://":
         "data_folder_in": str(_celery_dir / "queue"),
         "data_folder_out": str(_celery_dir / "queue"),
         "processed_folder": str(_celery_dir / "processed"),
+        "control_folder": str(_celery_dir / "control"),
         "store_processed": False,
     }
-    (_celery_dir / "queue").mkdir(parents=True, exist_ok=True)
+    for _folder in ("queue", "control"):
+        (_celery_dir / _folder).mkdir(parents=True, exist_ok=True)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 300)

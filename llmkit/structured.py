@@ -196,9 +196,7 @@ def _attempt(
     except ProviderError as error:
         attempt.provider_error = error
         return attempt
-    attempt.outcome = parse(
-        attempt.completion.text, target, validators=validators, context=context
-    )
+    attempt.outcome = parse(attempt.completion.text, target, validators=validators, context=context)
     return attempt
 
 

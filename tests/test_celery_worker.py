@@ -90,10 +90,12 @@ def test_worker_over_redis(postgres, redis_url, eager_off):
 def test_worker_over_the_embedded_filesystem_transport(postgres, tmp_path, eager_off):
     assert connection.vendor == "postgresql"
     var_dir = tmp_path / "var"
-    (var_dir / "celery" / "queue").mkdir(parents=True)
+    for folder in ("queue", "control"):
+        (var_dir / "celery" / folder).mkdir(parents=True)
     options = {
         "data_folder_in": str(var_dir / "celery" / "queue"),
         "data_folder_out": str(var_dir / "celery" / "queue"),
+        "control_folder": str(var_dir / "celery" / "control"),
     }
     from celery import current_app
 
