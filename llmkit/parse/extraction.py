@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
-from llmkit.parse.fast import MAX_DEPTH, JsonRejected, loads_strict
+from llmkit.parse.fast import MAX_DEPTH, JsonRejected, loads_strict, structural_chars
 
-_STRUCTURAL = re.compile(r'[{}"\\]')
 # Models wrap answers in prose, fences and second attempts; a handful of candidates is
 # always enough, and the cap keeps adversarial input ("{{{{...") from going quadratic.
 MAX_CANDIDATES = 32
@@ -17,28 +15,16 @@ MAX_CANDIDATES = 32
 def balanced_objects(text: str, *, max_depth: int = MAX_DEPTH) -> Iterator[tuple[int, int]]:
     """Yield (start, end) of each balanced `{...}` span, string- and escape-aware.
 
-    After a span closes, the search goes on after it; a span that is not valid JSON is
-    re-scanned from its next `{` by the caller, so braces in prose cannot hide an object.
+    Each next span starts at the next `{` after the previous span's start, so an outer span
+    that is not valid JSON ("{name: ...}" in prose) cannot hide a valid object inside or
+    after it.
     """
     start = text.find("{")
     while start != -1:
         depth = 0
-        in_string = False
-        skip_until = -1
         end = -1
-        for match in _STRUCTURAL.finditer(text, start):
-            position = match.start()
-            if position < skip_until:
-                continue
-            char = match.group()
-            if in_string:
-                if char == "\\":
-                    skip_until = position + 2
-                elif char == '"':
-                    in_string = False
-            elif char == '"':
-                in_string = True
-            elif char == "{":
+        for position, char in structural_chars(text, start):
+            if char == "{":
                 depth += 1
                 if depth > max_depth:
                     return

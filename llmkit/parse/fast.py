@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 MAX_CHARS = 1_000_000
@@ -24,18 +25,15 @@ def _reject_constant(name: str) -> Any:
     raise JsonRejected("non_finite", f"{name} is not a JSON number")
 
 
-def exceeds_depth(text: str, max_depth: int) -> bool:
-    """Whether brackets outside strings nest deeper than `max_depth`.
+def structural_chars(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """Yield (position, bracket) for each of `{}[]` outside JSON strings, from `start`.
 
-    The count of opening brackets bounds the depth, so ordinary answers skip the scan;
-    the scan itself visits only structural characters, never every character.
+    Only structural characters are visited (a regex finds them), never every character,
+    so this stays fast on long answers; escapes inside strings are honoured.
     """
-    if text.count("{") + text.count("[") <= max_depth:
-        return False
-    depth = 0
     in_string = False
     skip_until = -1
-    for match in _STRUCTURAL.finditer(text):
+    for match in _STRUCTURAL.finditer(text, start):
         position = match.start()
         if position < skip_until:
             continue
@@ -47,11 +45,24 @@ def exceeds_depth(text: str, max_depth: int) -> bool:
                 in_string = False
         elif char == '"':
             in_string = True
-        elif char in "[{":
+        elif char != "\\":
+            yield position, char
+
+
+def exceeds_depth(text: str, max_depth: int) -> bool:
+    """Whether brackets outside strings nest deeper than `max_depth`.
+
+    The count of opening brackets bounds the depth, so ordinary answers skip the scan.
+    """
+    if text.count("{") + text.count("[") <= max_depth:
+        return False
+    depth = 0
+    for _, char in structural_chars(text):
+        if char in "[{":
             depth += 1
             if depth > max_depth:
                 return True
-        elif char in "]}":
+        else:
             depth = max(depth - 1, 0)
     return False
 
