@@ -8,11 +8,14 @@ already fit into their canonical form. Every change is recorded as a Coercion.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from llmkit.extract import normalise_email, normalise_phone, parse_number
+from llmkit.fields import E164_PATTERN
 from llmkit.parse.errors import Coercion, join_path
-from llmkit.parse.target import NORMALISER_MARK
+from llmkit.parse.target import NormaliserSpots
+from llmkit.schema_tools import branches, normaliser_of, types_of
 
 # Kinds that only canonicalise a value that already fitted; they do not make an answer
 # count as "coerced".
@@ -43,52 +46,6 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
-    seen = 0
-    while "$ref" in schema and seen < 32:
-        ref = schema["$ref"]
-        if not isinstance(ref, str) or not ref.startswith("#/"):
-            return schema
-        node: Any = root
-        for part in ref[2:].split("/"):
-            node = node.get(part, {}) if isinstance(node, dict) else {}
-        schema = {**node, **{k: v for k, v in schema.items() if k != "$ref"}}
-        seen += 1
-    if "allOf" in schema and len(schema["allOf"]) == 1:
-        merged = {**_resolve(schema["allOf"][0], root), **schema}
-        merged.pop("allOf")
-        return merged
-    return schema
-
-
-def _branches(schema: dict[str, Any], root: dict[str, Any]) -> list[dict[str, Any]]:
-    schema = _resolve(schema, root)
-    options = schema.get("anyOf") or schema.get("oneOf")
-    if not options:
-        return [schema]
-    branches: list[dict[str, Any]] = []
-    for option in options:
-        branches.extend(_branches(option, root))
-    return branches
-
-
-def _types_of(branch: dict[str, Any]) -> set[str]:
-    declared = branch.get("type")
-    if isinstance(declared, str):
-        return {declared}
-    if isinstance(declared, list):
-        return {item for item in declared if isinstance(item, str)}
-    if "const" in branch:
-        return {"null"} if branch["const"] is None else {"string"}
-    if "enum" in branch:
-        return {"null" if item is None else "string" for item in branch["enum"]}
-    if "properties" in branch:
-        return {"object"}
-    if "items" in branch:
-        return {"array"}
-    return set()
-
-
 def _fits(value: Any, types: set[str]) -> bool:
     if value is None:
         return "null" in types
@@ -107,15 +64,15 @@ class _Walker:
         return after
 
     def walk(self, value: Any, schema: dict[str, Any], path: str) -> Any:
-        branches = _branches(schema, self.root)
+        options = branches(schema, self.root)
         types: set[str] = set()
-        for branch in branches:
-            types |= _types_of(branch)
+        for branch in options:
+            types |= types_of(branch)
         if not types:  # an unconstrained schema: nothing to coerce towards
             return value
 
         if isinstance(value, str):
-            value = self._string(value, branches, types, path)
+            value = self._string(value, options, types, path)
         elif value is None:
             if "array" in types and "null" not in types:
                 return self.record(path, "null_to_list", None, [])
@@ -124,28 +81,28 @@ class _Walker:
             value = self._mismatch(value, types, path)
 
         if isinstance(value, dict) and "object" in types:
-            branch = next((b for b in branches if "object" in _types_of(b)), {})
+            branch = next((b for b in options if "object" in types_of(b)), {})
             return self._object(value, branch, path)
         if isinstance(value, list) and "array" in types:
-            branch = next((b for b in branches if "array" in _types_of(b)), {})
+            branch = next((b for b in options if "array" in types_of(b)), {})
             items = branch.get("items")
             if isinstance(items, dict):
                 return [self.walk(item, items, join_path(path, i)) for i, item in enumerate(value)]
         return value
 
-    def _string(self, value: str, branches: list[dict], types: set[str], path: str) -> Any:
+    def _string(self, value: str, options: list[dict], types: set[str], path: str) -> Any:
         stripped = value.strip()
-        if stripped.lower() in NULL_LIKES and "null" in types and stripped not in _enum(branches):
+        if stripped.lower() in NULL_LIKES and "null" in types and stripped not in _enum(options):
             return self.record(path, "null_like", value, None)
-        enum = _enum(branches)
+        enum = _enum(options)
         if enum:
             if value in enum:
                 return value
-            matched = _match_enum(stripped, enum, branches)
+            matched = _match_enum(stripped, enum, options)
             if matched is not None:
                 return self.record(path, "enum", value, matched)
-        if "string" in types and (not enum or "string" in _plain_string_types(branches)):
-            return self._normalise(value, branches, path)
+        if "string" in types and (not enum or "string" in _plain_string_types(options)):
+            return self._normalise(value, options, path)
         if types & {"integer", "number"}:
             number = parse_number(stripped)
             if number is not None:
@@ -195,25 +152,20 @@ class _Walker:
                 result[key] = self.walk(result[key], sub_schema, join_path(path, key))
         return result
 
-    def _normalise(self, value: str, branches: list[dict], path: str) -> str:
-        marks = {b.get(NORMALISER_MARK) or b.get("format") for b in branches}
-        if "phone" in marks:
-            phone = normalise_phone(value)
-            if phone is not None and phone != value:
-                return self.record(path, "phone_e164", value, phone)
-        if "email" in marks:
-            email = normalise_email(value)
-            if email is not None and email != value:
-                return self.record(path, "email_lower", value, email)
+    def _normalise(self, value: str, options: list[dict], path: str) -> str:
+        for mark in {normaliser_of(b) for b in options} - {None}:
+            normal, kind = normalise_string(value, mark)
+            if normal != value:
+                return self.record(path, kind, value, normal)
         stripped = value.strip()
         if stripped != value:
             return self.record(path, "trimmed", value, stripped)
         return value
 
 
-def _enum(branches: list[dict]) -> list[Any]:
+def _enum(options: list[dict]) -> list[Any]:
     values: list[Any] = []
-    for branch in branches:
+    for branch in options:
         if "enum" in branch:
             values.extend(branch["enum"])
         elif "const" in branch:
@@ -221,11 +173,11 @@ def _enum(branches: list[dict]) -> list[Any]:
     return values
 
 
-def _plain_string_types(branches: list[dict]) -> set[str]:
+def _plain_string_types(options: list[dict]) -> set[str]:
     return {
         "string"
-        for b in branches
-        if "string" in _types_of(b) and "enum" not in b and "const" not in b
+        for b in options
+        if "string" in types_of(b) and "enum" not in b and "const" not in b
     }
 
 
@@ -233,18 +185,72 @@ def _key_form(key: str) -> str:
     return "".join(ch for ch in key.lower() if ch.isalnum())
 
 
-def _match_enum(text: str, enum: list[Any], branches: list[dict]) -> Any:
+def _match_enum(text: str, enum: list[Any], options: list[dict]) -> Any:
     lowered = text.lower()
     for option in enum:
         if isinstance(option, str) and option.lower() == lowered:
             return option
     # Synonyms declared by the schema: {"x-synonyms": {"purchase": ["buy", "покупка"]}}.
-    for branch in branches:
+    for branch in options:
         synonyms = branch.get("x-synonyms") or {}
         for option, words in synonyms.items():
             if option in enum and lowered in {str(word).lower() for word in words}:
                 return option
     return None
+
+
+_E164 = re.compile(E164_PATTERN)
+
+
+def normalise_string(value: str, mark: str) -> tuple[str, str]:
+    """(canonical form, coercion kind) of one string marked `phone` or `email`; a value
+    that cannot be read is returned as it was, for validation to report."""
+    stripped = value.strip()
+    if mark == "phone":
+        if _E164.match(stripped):
+            return stripped, "trimmed"
+        return normalise_phone(value) or value, "phone_e164"
+    return normalise_email(value) or value, "email_lower"
+
+
+# Already-canonical values are by far the common case on the fast path: spot them cheaply.
+_CANONICAL = {
+    "phone": lambda text: _E164.match(text) is not None and text[-1:].isdigit(),
+    "email": lambda text: "@" in text and text == text.lower() and text == text.strip(),
+}
+
+
+def normalise_spots(data: dict, spots: NormaliserSpots) -> tuple[dict, list[Coercion]]:
+    """Normalise only the top-level properties a schema marks: the fast path for an answer
+    that already validates, without walking all of it."""
+    changes: list[Coercion] = []
+    result = data
+    for name, mark, holds_list in spots:
+        value = data.get(name)
+        canonical = _CANONICAL[mark]
+        if holds_list and isinstance(value, list):
+            if all(type(item) is not str or canonical(item) for item in value):
+                continue
+        elif type(value) is not str or canonical(value):
+            continue
+        if holds_list and isinstance(value, list):
+            items = [(f"{name}.{i}", item) for i, item in enumerate(value)]
+        else:
+            items = [(name, value)]
+        fixed_items = []
+        for path, item in items:
+            fixed = item
+            if isinstance(item, str):
+                fixed, kind = normalise_string(item, mark)
+                if fixed != item:
+                    changes.append(Coercion(path=path, kind=kind, before=item, after=fixed))
+            fixed_items.append(fixed)
+        fixed_value = fixed_items if holds_list and isinstance(value, list) else fixed_items[0]
+        if fixed_value != value:
+            if result is data:  # copy once; the caller's dict is left as it was
+                result = dict(data)
+            result[name] = fixed_value
+    return result, changes
 
 
 def coerce(data: Any, schema: dict[str, Any]) -> tuple[Any, list[Coercion]]:

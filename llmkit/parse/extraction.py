@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from llmkit.parse.fast import MAX_DEPTH, JsonRejected, loads_strict, structural_chars
 
-# Models wrap answers in prose, fences and second attempts; a handful of candidates is
-# always enough, and the cap keeps adversarial input ("{{{{...") from going quadratic.
-MAX_CANDIDATES = 32
-
 
 def balanced_objects(text: str, *, max_depth: int = MAX_DEPTH) -> Iterator[tuple[int, int]]:
-    """Yield (start, end) of each balanced `{...}` span, string- and escape-aware.
+    """Yield (start, end) of each balanced top-level `{...}` span, string- and escape-aware.
 
-    Each next span starts at the next `{` after the previous span's start, so an outer span
-    that is not valid JSON ("{name: ...}" in prose) cannot hide a valid object inside or
-    after it.
+    Spans do not overlap: the search goes on after each span's end, so the whole scan is
+    linear. It stops at a span that never closes (a truncated answer): an object nested
+    inside an unfinished one is not a top-level object.
     """
     start = text.find("{")
     while start != -1:
@@ -36,29 +32,36 @@ def balanced_objects(text: str, *, max_depth: int = MAX_DEPTH) -> Iterator[tuple
         if end == -1:
             return
         yield start, end
-        start = text.find("{", start + 1)
+        start = text.find("{", end)
 
 
-def first_object(text: str) -> dict[str, Any] | None:
-    """The first balanced span that parses as a JSON object; the first wins over later ones."""
-    for tried, (start, end) in enumerate(balanced_objects(text)):
-        if tried >= MAX_CANDIDATES:
-            return None
+class Extraction(NamedTuple):
+    """The first top-level span that is a JSON object (`value`), and otherwise what the
+    repair layer should work on (`candidate`): the first balanced span or, when the answer
+    was cut off before its object closed, everything from the first `{`."""
+
+    value: dict[str, Any] | None
+    candidate: str | None
+
+
+def extract_object(text: str) -> Extraction:
+    candidate = None
+    for start, end in balanced_objects(text):
+        span = text[start:end]
+        if candidate is None:
+            candidate = span
         try:
-            value = loads_strict(text[start:end])
+            value = loads_strict(span)
         except JsonRejected:
             continue
         if isinstance(value, dict):
-            return value
-    return None
+            return Extraction(value, span)
+    if candidate is None:
+        first_brace = text.find("{")
+        candidate = text[first_brace:] if first_brace != -1 else None
+    return Extraction(None, candidate)
 
 
-def repair_candidate(text: str) -> str | None:
-    """What the repair layer should work on: the first balanced span, or, when the answer
-    was cut off before its object closed, everything from the first `{`."""
-    start = text.find("{")
-    if start == -1:
-        return None
-    for span_start, span_end in balanced_objects(text):
-        return text[span_start:span_end]
-    return text[start:]
+def first_object(text: str) -> dict[str, Any] | None:
+    """The first top-level span that parses as a JSON object; the first wins."""
+    return extract_object(text).value

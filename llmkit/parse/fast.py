@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -23,6 +24,14 @@ class JsonRejected(ValueError):
 
 def _reject_constant(name: str) -> Any:
     raise JsonRejected("non_finite", f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    # "1e400" is valid JSON that Python reads as inf; refuse it where it is parsed.
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        raise JsonRejected("non_finite", f"{text} is out of range for a number")
+    return value
 
 
 def structural_chars(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
@@ -74,14 +83,19 @@ def check_limits(text: str, *, max_chars: int = MAX_CHARS, max_depth: int = MAX_
         raise JsonRejected("too_deep", f"answer nests deeper than {max_depth} levels")
 
 
+# Built once: json.loads with hooks would build a new decoder on every call.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
+
+
 def loads_strict(text: str) -> Any:
-    """`json.loads` that refuses NaN/Infinity and turns every failure into JsonRejected.
+    """`json.loads` that refuses NaN/Infinity (written or overflowing) and turns every failure
+    into JsonRejected.
 
     Callers check the size and depth caps first (`check_limits`); RecursionError is still
     caught as a last line of defence.
     """
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return _DECODER.decode(text)
     except JsonRejected:
         raise
     except RecursionError:

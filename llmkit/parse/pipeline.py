@@ -10,9 +10,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from llmkit.parse.coerce import NORMALISATION_KINDS, coerce
+from llmkit.parse.coerce import NORMALISATION_KINDS, coerce, normalise_spots
 from llmkit.parse.errors import Coercion, FieldError
-from llmkit.parse.extraction import first_object, repair_candidate
+from llmkit.parse.extraction import extract_object
 from llmkit.parse.fast import MAX_CHARS, MAX_DEPTH, JsonRejected, check_limits, loads_strict
 from llmkit.parse.repair import RepairFailed, repair
 from llmkit.parse.semantic import SemanticValidator
@@ -66,26 +66,28 @@ def _load(raw: str, max_chars: int, max_depth: int) -> tuple[Any, Layer] | Field
         if isinstance(data, dict):
             return data, "fast"
         if isinstance(data, str):  # a double-encoded answer: a JSON string holding the JSON
-            inner = first_object(data)
+            inner = extract_object(data).value
             if inner is not None:
                 return inner, "extracted"
     except JsonRejected as error:
         if error.kind == "non_finite":
             return FieldError(path="$", kind="non_finite", message=str(error))
-    extracted = first_object(raw)
-    if extracted is not None:
-        return extracted, "extracted"
-    candidate = repair_candidate(raw)
-    if candidate is None:
+    extraction = extract_object(raw)
+    if extraction.value is not None:
+        return extraction.value, "extracted"
+    if extraction.candidate is None:
         return FieldError(path="$", kind="no_json", message="the answer holds no JSON object")
     try:
-        repaired = repair(candidate)
+        repaired = repair(extraction.candidate)
     except RepairFailed as error:
         return FieldError(path="$", kind=error.kind, message=str(error))
     if not isinstance(repaired, dict):
         return FieldError(
             path="$", kind="json_invalid", message="no JSON object could be recovered"
         )
+    bad_numbers = list(_non_finite_paths(repaired))
+    if bad_numbers:  # the strict loader refuses these itself; json-repair does not
+        return FieldError(bad_numbers[0], "non_finite", "NaN and Infinity are not numbers")
     return repaired, "repaired"
 
 
@@ -118,20 +120,19 @@ def parse(
         return ParseOutcome(ok=False, errors=[loaded])
     data, layer = loaded
 
-    value, errors = (None, [FieldError("$", "unchecked", "")])
-    if not target.has_normalisers:
-        value, errors = target.validate(data)
     coercions: list[Coercion] = []
+    if target.has_normalisers and target.normaliser_spots is None:
+        errors = [FieldError("$", "unchecked", "normalisers need the full walk")]
+    else:
+        if target.normaliser_spots:
+            data, coercions = normalise_spots(data, target.normaliser_spots)
+        value, errors = target.validate(data)
     if errors:
-        data, coercions = coerce(data, target.json_schema)
-        if any(c.kind not in NORMALISATION_KINDS for c in coercions):
+        data, walked = coerce(data, target.json_schema)
+        coercions += walked
+        if any(c.kind not in NORMALISATION_KINDS for c in walked):
             layer = "coerced"
         value, errors = target.validate(data)
-    if not errors:
-        errors = [
-            FieldError(path, "non_finite", "NaN and Infinity are not numbers")
-            for path in _non_finite_paths(data)
-        ]
     if not errors:
         for validator in validators:
             errors.extend(validator(value, context or {}))

@@ -10,16 +10,20 @@ import jsonschema
 from pydantic import BaseModel, ValidationError
 
 from llmkit.parse.errors import FieldError
+from llmkit.schema_tools import branches, normaliser_of, resolve
 
-NORMALISER_MARK = "x-normalise"
+# Where a schema asks for normalisers: (top-level property, normaliser, holds a list).
+NormaliserSpots = tuple[tuple[str, str, bool], ...]
 
 
 class Target(Protocol):
     name: str
     json_schema: dict[str, Any]
-    # Whether the schema asks for normalisers (phones, e-mails), which must run even on
-    # answers that already validate.
+    # Normalisers (phones, e-mails) must run even on answers that already validate. When
+    # they sit only on top-level properties (or their list items), `normaliser_spots` names
+    # them so a valid answer is normalised without walking it; None means "walk it all".
     has_normalisers: bool
+    normaliser_spots: NormaliserSpots | None
 
     def validate(self, data: Any) -> tuple[Any, list[FieldError]]:
         """Return (validated value, []) or (None, field errors)."""
@@ -28,12 +32,42 @@ class Target(Protocol):
 
 def _schema_has_normalisers(schema: Any) -> bool:
     if isinstance(schema, dict):
-        if NORMALISER_MARK in schema or schema.get("format") in ("email", "phone"):
+        if normaliser_of(schema):
             return True
         return any(_schema_has_normalisers(value) for value in schema.values())
     if isinstance(schema, list):
         return any(_schema_has_normalisers(item) for item in schema)
     return False
+
+
+def _normaliser_spots(schema: dict[str, Any]) -> NormaliserSpots | None:
+    spots: list[tuple[str, str, bool]] = []
+    for name, property_schema in (schema.get("properties") or {}).items():
+        for branch in branches(property_schema, schema):
+            mark = normaliser_of(branch)
+            if mark:
+                spots.append((name, mark, False))
+            elif isinstance(branch.get("items"), dict):
+                for item in branches(branch["items"], schema):
+                    if normaliser_of(item):
+                        spots.append((name, normaliser_of(item), True))
+    # A mark anywhere else (in a nested object) needs the full walk.
+    all_marks = _count_marks(schema.get("properties") or {}, schema, depth=0)
+    return tuple(spots) if len(spots) == all_marks else None
+
+
+def _count_marks(node: Any, root: dict[str, Any], depth: int) -> int:
+    if depth > 16:
+        return 0
+    if isinstance(node, dict):
+        if "$ref" in node:
+            node = resolve(node, root)
+        return bool(normaliser_of(node)) + sum(
+            _count_marks(value, root, depth + 1) for value in node.values()
+        )
+    if isinstance(node, list):
+        return sum(_count_marks(item, root, depth + 1) for item in node)
+    return 0
 
 
 def _loc_to_path(loc: tuple[Any, ...]) -> str:
@@ -43,13 +77,16 @@ def _loc_to_path(loc: tuple[Any, ...]) -> str:
 class ModelTarget:
     def __init__(self, model: type[BaseModel]) -> None:
         self.model = model
+        # The core validator directly: model_validate adds a Python-level call per answer.
+        self._validate_python = model.__pydantic_validator__.validate_python
         self.name = model.__name__
         self.json_schema = model.model_json_schema()
         self.has_normalisers = _schema_has_normalisers(self.json_schema)
+        self.normaliser_spots = _normaliser_spots(self.json_schema)
 
     def validate(self, data: Any) -> tuple[Any, list[FieldError]]:
         try:
-            return self.model.model_validate(data), []
+            return self._validate_python(data), []
         except ValidationError as error:
             return None, [
                 FieldError(
@@ -73,6 +110,7 @@ class SchemaTarget:
         self.json_schema = schema
         self.name = name or str(schema.get("title") or "schema")
         self.has_normalisers = _schema_has_normalisers(schema)
+        self.normaliser_spots = _normaliser_spots(schema)
         self._validator = jsonschema.Draft202012Validator(schema)
 
     def validate(self, data: Any) -> tuple[Any, list[FieldError]]:

@@ -34,13 +34,13 @@ from llmkit.extract import (
     find_phones,
     find_urls,
 )
+from llmkit.schema_tools import resolve, types_of
 from llmkit.types import Completion, Message, Usage
 
 logger = logging.getLogger(__name__)
 
 # Schemas nest; a self-referencing one must not recurse forever.
 _MAX_DEPTH = 16
-_MAX_REF_HOPS = 32
 
 _NEUTRAL_MESSAGES = {
     "ru": "Спасибо, записал. Расскажите, пожалуйста, подробнее.",
@@ -125,31 +125,7 @@ class _Filler:
     # -- schema plumbing --
 
     def resolve(self, schema: Any) -> Any:
-        hops = 0
-        while isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
-            hops += 1
-            if hops > _MAX_REF_HOPS:
-                return {}
-            target = self._pointer(schema["$ref"])
-            rest = {k: v for k, v in schema.items() if k != "$ref"}
-            schema = {**target, **rest} if isinstance(target, Mapping) else rest
-        return schema
-
-    def _pointer(self, ref: str) -> Any:
-        if not ref.startswith("#"):
-            return {}  # remote references are not followed: no I/O here
-        node: Any = self.root
-        for part in ref[1:].split("/"):
-            if not part:
-                continue
-            part = part.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, Mapping) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                return {}
-        return node
+        return resolve(schema, self.root)
 
     def core(self, schema: Any, depth: int = 0) -> tuple[bool, dict[str, Any]]:
         """(nullable, the schema without its null alternative and with allOf merged)."""
@@ -190,19 +166,6 @@ class _Filler:
             nullable = True
         return nullable, branch
 
-    @staticmethod
-    def types(branch: dict[str, Any]) -> set[str]:
-        kinds = branch.get("type")
-        if isinstance(kinds, str):
-            return {kinds}
-        if isinstance(kinds, list):
-            return {k for k in kinds if isinstance(k, str)}
-        if isinstance(branch.get("properties"), Mapping):
-            return {"object"}
-        if "items" in branch:
-            return {"array"}
-        return set()
-
     # -- values --
 
     def fill(self, schema: Any, name: str = "", depth: int = 0) -> Any:
@@ -215,7 +178,7 @@ class _Filler:
         if isinstance(enum, list):
             values = [v for v in enum if v is not None]
             return None if nullable or not values else values[0]
-        kinds = self.types(branch)
+        kinds = types_of(branch)
         if "object" in kinds:
             properties = branch.get("properties")
             if not isinstance(properties, Mapping):
@@ -318,7 +281,7 @@ class _Filler:
 
     def array(self, branch: dict[str, Any], name: str) -> list[Any]:
         _nullable, items = self.core(branch.get("items", {}))
-        kinds = self.types(items)
+        kinds = types_of(items)
         purpose = self.purpose(name, items) or self.purpose(name, {})
         turn = self.turn
         values: list[Any] = []

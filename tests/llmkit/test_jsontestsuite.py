@@ -50,14 +50,19 @@ OTHERS = [p for p in FILES if not p.name.startswith("y_")]
 def test_n_and_i_files_never_raise_or_hang(path):
     raw = path.read_bytes()
     finished = threading.Event()
-    outcome = []
+    outcome, raised = [], []
 
     def run():
-        outcome.append(parse(raw, ANYTHING))
+        try:
+            outcome.append(parse(raw, ANYTHING))
+        except BaseException as error:  # re-raised below, in the test's own thread
+            raised.append(error)
         finished.set()
 
     threading.Thread(target=run, daemon=True).start()
     assert finished.wait(10), f"{path.name} hung the pipeline"
+    if raised:
+        raise raised[0]
     assert outcome[0].ok is (not outcome[0].errors)
     # The strict layer refuses every file the JSON grammar refuses, NaN and Infinity included.
     if path.name.startswith("n_"):

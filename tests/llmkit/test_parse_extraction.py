@@ -5,7 +5,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llmkit.parse.extraction import balanced_objects, first_object, repair_candidate
+from llmkit.parse.extraction import balanced_objects, extract_object, first_object
 
 
 def test_object_inside_prose():
@@ -33,13 +33,26 @@ def test_prose_braces_before_the_object_are_skipped():
 
 def test_truncated_object_is_not_extracted_but_offered_to_repair():
     text = 'Here: {"a": 1, "b": [1, 2'
-    assert first_object(text) is None
-    assert repair_candidate(text) == '{"a": 1, "b": [1, 2'
+    assert extract_object(text) == (None, '{"a": 1, "b": [1, 2')
+
+
+def test_an_object_nested_in_a_truncated_one_is_not_top_level():
+    text = '{"a": 1, "b": {"c": 2}'
+    assert extract_object(text) == (None, text)
+
+
+def test_an_object_nested_in_a_broken_one_is_not_top_level():
+    text = 'x {"a": {"b": 1},} y'
+    assert extract_object(text) == (None, '{"a": {"b": 1},}')
 
 
 def test_repair_candidate_is_the_first_balanced_span():
-    assert repair_candidate("pre {'a': 1,} post {\"b\": 2}") == "{'a': 1,}"
-    assert repair_candidate("no object here") is None
+    assert extract_object("pre {'a': 1,} post").candidate == "{'a': 1,}"
+    assert extract_object("no object here") == (None, None)
+
+
+def test_a_later_valid_object_wins_over_an_earlier_broken_one():
+    assert extract_object("pre {'a': 1,} post {\"b\": 2}").value == {"b": 2}
 
 
 def test_adversarial_open_braces_terminate():
@@ -70,7 +83,6 @@ def test_finds_a_valid_object_embedded_anywhere_in_prose(before, value, after):
 
 @given(st.text(max_size=300))
 def test_never_raises_on_arbitrary_text(text):
-    result = first_object(text)
-    assert result is None or isinstance(result, dict)
-    candidate = repair_candidate(text)
+    value, candidate = extract_object(text)
+    assert value is None or isinstance(value, dict)
     assert candidate is None or candidate.startswith("{")

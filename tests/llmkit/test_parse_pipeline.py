@@ -60,6 +60,26 @@ def test_phone_normalisation_alone_keeps_the_fast_layer():
     assert [c.kind for c in outcome.coercions] == ["phone_e164"]
 
 
+def test_phones_in_a_nested_object_are_normalised_by_the_full_walk():
+    from llmkit.fields import PhoneE164, StructuredModel
+
+    class Contact(StructuredModel):
+        phone: PhoneE164
+
+    class Card(StructuredModel):
+        contact: Contact
+
+    outcome = parse('{"contact": {"phone": "+7 916 123-45-67"}}', Card)
+    assert (outcome.ok, outcome.layer) == (True, "fast")
+    assert outcome.value.contact.phone == "+79161234567"
+
+
+def test_a_phone_that_cannot_be_read_fails_validation_at_its_field():
+    outcome = parse(json.dumps({**CLEAN, "phones": ["call me maybe"]}), LeadCard)
+    assert not outcome.ok
+    assert outcome.signature == "phones.0: string_pattern_mismatch"
+
+
 def test_shape_errors_are_pinned_to_fields():
     outcome = parse(json.dumps({**CLEAN, "budget_rub": "ask later", "urgency_days": 400}), LeadCard)
     assert not outcome.ok

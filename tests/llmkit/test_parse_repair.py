@@ -1,9 +1,13 @@
 """Syntax repair through json-repair, under a size cap and a time limit."""
 
+import json
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from llmkit.parse import repair as repair_module
-from llmkit.parse.repair import RepairFailed, repair
+from llmkit.parse.repair import RepairFailed, quick_repair, repair
 
 
 @pytest.mark.parametrize(
@@ -49,3 +53,57 @@ def test_large_input_repairs_in_the_worker_thread():
     big = "{" + ", ".join(f'"k{i}": {i}' for i in range(3000)) + ",}"
     assert len(big) > repair_module.INLINE_CHARS
     assert repair(big)["k2999"] == 2999
+
+
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet=",}]/*\"' x\\né", max_size=8),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.text(alphabet="ab/,", max_size=3), children, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+def _with_defects(text: str, positions: list[int]) -> str:
+    """Insert a trailing comma before closers and comments after commas, outside strings."""
+    out, in_string, escaped = [], False, False
+    for index, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "}]" and index in positions:
+            out.append(",")
+        out.append(char)
+        if not in_string and char == "," and index in positions:
+            out.append(" /* note, } */ // tail\n")
+    return "".join(out)
+
+
+@given(st.dictionaries(st.text(max_size=4), _values, max_size=4), st.lists(st.integers(0, 200)))
+def test_quick_repair_recovers_exactly_the_original_object(value, positions):
+    clean = json.dumps(value, ensure_ascii=False)
+    text = _with_defects(clean, positions)
+    if text == clean:
+        assert quick_repair(text) is None  # nothing to fix: the quick pass stays out of the way
+    else:
+        assert quick_repair(text) == value
+
+
+def test_quick_repair_handles_the_common_defects_without_json_repair():
+    assert quick_repair('{"a": [1, 2,], "b": "x,}", // note\n "c": 1 /* done */,}') == {
+        "a": [1, 2],
+        "b": "x,}",
+        "c": 1,
+    }
+    assert quick_repair("{'a': 1,}") is None  # single quotes are json-repair's work
+
+
+def test_quick_repair_stays_linear_on_unclosed_comments():
+    assert quick_repair('{"a": 1, ' + "/*" * 50_000 + "}") is None
