@@ -54,20 +54,32 @@ def _fits(value: Any, types: set[str]) -> bool:
     return any(isinstance(value, _JSON_TYPES[name]) for name in types if name in _JSON_TYPES)
 
 
+# What the walker learns of one schema node: its branches and the JSON types they allow.
+NodeInfo = tuple[list[dict[str, Any]], set[str]]
+
+
 class _Walker:
-    def __init__(self, root: dict[str, Any]) -> None:
+    def __init__(self, root: dict[str, Any], cache: dict[int, NodeInfo]) -> None:
         self.root = root
+        self.cache = cache
         self.changes: list[Coercion] = []
 
     def record(self, path: str, kind: str, before: Any, after: Any) -> Any:
         self.changes.append(Coercion(path=path or "$", kind=kind, before=before, after=after))
         return after
 
+    def node(self, schema: dict[str, Any]) -> NodeInfo:
+        info = self.cache.get(id(schema))
+        if info is None:
+            options = branches(schema, self.root)
+            types: set[str] = set()
+            for branch in options:
+                types |= types_of(branch)
+            info = self.cache[id(schema)] = (options, types)
+        return info
+
     def walk(self, value: Any, schema: dict[str, Any], path: str) -> Any:
-        options = branches(schema, self.root)
-        types: set[str] = set()
-        for branch in options:
-            types |= types_of(branch)
+        options, types = self.node(schema)
         if not types:  # an unconstrained schema: nothing to coerce towards
             return value
 
@@ -253,7 +265,12 @@ def normalise_spots(data: dict, spots: NormaliserSpots) -> tuple[dict, list[Coer
     return result, changes
 
 
-def coerce(data: Any, schema: dict[str, Any]) -> tuple[Any, list[Coercion]]:
-    """Walk `data` against the JSON Schema; return the coerced copy and what changed."""
-    walker = _Walker(schema)
+def coerce(
+    data: Any, schema: dict[str, Any], *, cache: dict[int, NodeInfo] | None = None
+) -> tuple[Any, list[Coercion]]:
+    """Walk `data` against the JSON Schema; return the coerced copy and what changed.
+
+    `cache` may be kept by the owner of `schema` between calls (keys are ids of its
+    nodes, valid while the schema object lives and is not changed)."""
+    walker = _Walker(schema, {} if cache is None else cache)
     return walker.walk(data, schema, "$"), walker.changes

@@ -42,6 +42,8 @@ class Extraction(NamedTuple):
 
     value: dict[str, Any] | None
     candidate: str | None
+    # False when the candidate is a truncated tail, which only json-repair can finish.
+    closed: bool = True
 
 
 def extract_object(text: str) -> Extraction:
@@ -58,7 +60,9 @@ def extract_object(text: str) -> Extraction:
             return Extraction(value, span)
     if candidate is None:
         first_brace = text.find("{")
-        candidate = text[first_brace:] if first_brace != -1 else None
+        if first_brace == -1:
+            return Extraction(None, None)
+        return Extraction(None, text[first_brace:], closed=False)
     return Extraction(None, candidate)
 
 

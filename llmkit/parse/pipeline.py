@@ -78,7 +78,7 @@ def _load(raw: str, max_chars: int, max_depth: int) -> tuple[Any, Layer] | Field
     if extraction.candidate is None:
         return FieldError(path="$", kind="no_json", message="the answer holds no JSON object")
     try:
-        repaired = repair(extraction.candidate)
+        repaired = repair(extraction.candidate, closed=extraction.closed)
     except RepairFailed as error:
         return FieldError(path="$", kind=error.kind, message=str(error))
     if not isinstance(repaired, dict):
@@ -128,7 +128,7 @@ def parse(
             data, coercions = normalise_spots(data, target.normaliser_spots)
         value, errors = target.validate(data)
     if errors:
-        data, walked = coerce(data, target.json_schema)
+        data, walked = coerce(data, target.json_schema, cache=target.walk_cache)
         coercions += walked
         if any(c.kind not in NORMALISATION_KINDS for c in walked):
             layer = "coerced"

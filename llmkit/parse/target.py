@@ -24,6 +24,8 @@ class Target(Protocol):
     # them so a valid answer is normalised without walking it; None means "walk it all".
     has_normalisers: bool
     normaliser_spots: NormaliserSpots | None
+    # The coercion walker's notes on `json_schema`, kept for the target's lifetime.
+    walk_cache: dict[int, Any]
 
     def validate(self, data: Any) -> tuple[Any, list[FieldError]]:
         """Return (validated value, []) or (None, field errors)."""
@@ -83,6 +85,7 @@ class ModelTarget:
         self.json_schema = model.model_json_schema()
         self.has_normalisers = _schema_has_normalisers(self.json_schema)
         self.normaliser_spots = _normaliser_spots(self.json_schema)
+        self.walk_cache: dict[int, Any] = {}
 
     def validate(self, data: Any) -> tuple[Any, list[FieldError]]:
         try:
@@ -111,6 +114,7 @@ class SchemaTarget:
         self.name = name or str(schema.get("title") or "schema")
         self.has_normalisers = _schema_has_normalisers(schema)
         self.normaliser_spots = _normaliser_spots(schema)
+        self.walk_cache: dict[int, Any] = {}
         self._validator = jsonschema.Draft202012Validator(schema)
 
     def validate(self, data: Any) -> tuple[Any, list[FieldError]]:

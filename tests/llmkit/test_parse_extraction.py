@@ -33,22 +33,22 @@ def test_prose_braces_before_the_object_are_skipped():
 
 def test_truncated_object_is_not_extracted_but_offered_to_repair():
     text = 'Here: {"a": 1, "b": [1, 2'
-    assert extract_object(text) == (None, '{"a": 1, "b": [1, 2')
+    assert extract_object(text) == (None, '{"a": 1, "b": [1, 2', False)
 
 
 def test_an_object_nested_in_a_truncated_one_is_not_top_level():
     text = '{"a": 1, "b": {"c": 2}'
-    assert extract_object(text) == (None, text)
+    assert extract_object(text) == (None, text, False)
 
 
 def test_an_object_nested_in_a_broken_one_is_not_top_level():
     text = 'x {"a": {"b": 1},} y'
-    assert extract_object(text) == (None, '{"a": {"b": 1},}')
+    assert extract_object(text) == (None, '{"a": {"b": 1},}', True)
 
 
 def test_repair_candidate_is_the_first_balanced_span():
     assert extract_object("pre {'a': 1,} post").candidate == "{'a': 1,}"
-    assert extract_object("no object here") == (None, None)
+    assert extract_object("no object here") == (None, None, True)
 
 
 def test_a_later_valid_object_wins_over_an_earlier_broken_one():
@@ -83,6 +83,6 @@ def test_finds_a_valid_object_embedded_anywhere_in_prose(before, value, after):
 
 @given(st.text(max_size=300))
 def test_never_raises_on_arbitrary_text(text):
-    value, candidate = extract_object(text)
+    value, candidate, _ = extract_object(text)
     assert value is None or isinstance(value, dict)
     assert candidate is None or candidate.startswith("{")

@@ -7,7 +7,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from llmkit.parse import repair as repair_module
-from llmkit.parse.repair import RepairFailed, quick_repair, repair
+from llmkit.parse.repair import (
+    RepairFailed,
+    close_truncated,
+    python_literal,
+    quick_repair,
+    repair,
+)
 
 
 @pytest.mark.parametrize(
@@ -107,3 +113,64 @@ def test_quick_repair_handles_the_common_defects_without_json_repair():
 
 def test_quick_repair_stays_linear_on_unclosed_comments():
     assert quick_repair('{"a": 1, ' + "/*" * 50_000 + "}") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"a": 1, "b": [1, 2', {"a": 1, "b": [1, 2]}),
+        ('{"message": "Здравствуйте, расскаж', {"message": "Здравствуйте, расскаж"}),
+        ('{"a": 1, "b', {"a": 1}),
+        ('{"a": 1, "b":', {"a": 1}),
+        ('{"a": 1, "b": tru', {"a": 1}),
+        ('{"a": "x\\\\", "b": 1', {"a": "x\\", "b": 1}),
+        ('{"a": [{"b": "c"}, {"d"', {"a": [{"b": "c"}, {}]}),
+    ],
+)
+def test_close_truncated_finishes_a_cut_off_answer(text, expected):
+    assert close_truncated(text) == expected
+
+
+def test_close_truncated_leaves_complete_or_mismatched_text_to_json_repair():
+    assert close_truncated('{"a": 1}') is None
+    assert close_truncated('{"a": [1}') is None
+
+
+@given(st.dictionaries(st.text(max_size=5), _values, min_size=1, max_size=5), st.data())
+def test_close_truncated_keeps_every_pair_written_before_the_cut(value, data):
+    text = json.dumps(value, ensure_ascii=False)
+    cut = data.draw(st.integers(1, len(text) - 1))
+    result = close_truncated(text[:cut])
+    if result is None:
+        return
+    assert isinstance(result, dict)
+    assert set(result) <= set(value)
+    items = list(value.items())
+    for count in range(1, len(items) + 1):
+        pair_end = len(json.dumps(dict(items[:count]), ensure_ascii=False)) - 1
+        if pair_end <= cut:
+            key, item = items[count - 1]
+            assert result[key] == item
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "{'a': 'it\\'s', 'b': true, 'c': None, 'd': [1, 2,],}",
+            {"a": "it's", "b": True, "c": None, "d": [1, 2]},
+        ),
+        ("{'a': 'x', 'b': \"y\", 'n': null}", {"a": "x", "b": "y", "n": None}),
+        ("{'a': 'true'}", {"a": "true"}),
+    ],
+)
+def test_python_style_dicts_are_read_as_literals(text, expected):
+    assert python_literal(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["{'a': (1, 2)}", "{'a': 1e999}", "{'a': __import__('os').system('x')}", "{'a': {1, 2}}"],
+)
+def test_python_literal_refuses_anything_but_json_values_and_never_runs_code(text):
+    assert python_literal(text) is None
