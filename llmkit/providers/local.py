@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import json
 import threading
@@ -94,8 +95,19 @@ def _load_model(path: Path, *, n_ctx: int, n_threads: int | None) -> _LoadedMode
                 "client", f"could not load model {path}: {exc}", provider=PROVIDER_NAME
             ) from exc
         loaded = _LoadedModel(llama)
+        if not _models:
+            atexit.register(_close_models)
         _models[key] = loaded
         return loaded
+
+
+def _close_models() -> None:
+    # Free the models while the interpreter is whole: llama-cpp-python's own __del__ runs
+    # after module teardown at exit and fails noisily there.
+    with _models_lock:
+        for loaded in _models.values():
+            loaded.llama.close()
+        _models.clear()
 
 
 def _common_prefix_length(before: Sequence[int], after: Sequence[int]) -> int:
