@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from llmkit.extract import normalise_email, normalise_phone, parse_number
+from llmkit.extract import find_money, normalise_email, normalise_phone, parse_number
 from llmkit.fields import E164_PATTERN
 from llmkit.parse.errors import Coercion, join_path
 from llmkit.parse.target import NormaliserSpots
@@ -31,10 +31,17 @@ NULL_LIKES = frozenset(
 
 BOOLEAN_WORDS = {
     **dict.fromkeys(
-        ["true", "yes", "y", "да", "ага", "конечно", "так", "звісно", "1", "+", "on"], True
+        ["true", "yes", "y", "да", "ага", "конечно", "так", "звісно", "1", "+", "on", "sure"],
+        True,
     ),
-    **dict.fromkeys(["false", "no", "n", "нет", "не", "ні", "0", "-", "off"], False),
-}
+    **dict.fromkeys(
+        ["false", "no", "n", "нет", "не", "ні", "0", "-", "off", "not yet", "пока нет",
+         "ещё нет", "еще нет", "поки ні", "ще ні", "none"],
+        False,
+    ),
+}  # fmt: skip
+_FIRST_WORD = re.compile(r"[\w+-]+")
+_NUMBERS = re.compile(r"\d+(?:[.,]\d+)?")
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -116,14 +123,14 @@ class _Walker:
         if "string" in types and (not enum or "string" in _plain_string_types(options)):
             return self._normalise(value, options, path)
         if types & {"integer", "number"}:
-            number = parse_number(stripped)
+            number, kind = _number_from_text(stripped)
             if number is not None:
                 if "integer" in types and float(number).is_integer():
-                    return self.record(path, "number_text", value, int(number))
+                    return self.record(path, kind, value, int(number))
                 if "number" in types:
-                    return self.record(path, "number_text", value, number)
+                    return self.record(path, kind, value, number)
         if "boolean" in types:
-            word = BOOLEAN_WORDS.get(stripped.lower().rstrip(".!"))
+            word = _boolean_from_text(stripped)
             if word is not None:
                 return self.record(path, "bool_text", value, word)
         if "array" in types:
@@ -173,6 +180,35 @@ class _Walker:
         if stripped != value:
             return self.record(path, "trimmed", value, stripped)
         return value
+
+
+def _number_from_text(text: str) -> tuple[int | float | None, str]:
+    """The whole text as one quantity ("около 500 тыс"); otherwise the one amount or the one
+    number a short phrase holds ("~120 тыс. в месяц", "45 days"). Two numbers ("от 100 до
+    200") are a range, not a value: left for validation to report."""
+    number = parse_number(text)
+    if number is not None:
+        return number, "number_text"
+    if len(text) > 80:
+        return None, ""
+    amounts = find_money(text)
+    if len(amounts) == 1:
+        return amounts[0].value, "number_in_text"
+    numbers = _NUMBERS.findall(text)
+    if len(numbers) == 1 and not amounts:
+        return parse_number(numbers[0]), "number_in_text"
+    return None, ""
+
+
+def _boolean_from_text(text: str) -> bool | None:
+    """ "да" / "not yet", or a phrase opening with a yes/no word ("Да, немного")."""
+    lowered = text.lower().rstrip(".!")
+    if lowered in BOOLEAN_WORDS:
+        return BOOLEAN_WORDS[lowered]
+    first = _FIRST_WORD.match(lowered)
+    if first and len(lowered) <= 80:
+        return BOOLEAN_WORDS.get(first.group())
+    return None
 
 
 def _enum(options: list[dict]) -> list[Any]:

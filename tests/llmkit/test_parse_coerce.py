@@ -28,6 +28,7 @@ def coerced(**fields):
 def test_budget_written_as_text_becomes_an_integer(text, expected):
     data, kinds = coerced(budget_rub=text)
     assert data["budget_rub"] == expected
+    assert kinds["budget_rub"] in {"number_text", "number_in_text"}
     assert kinds["budget_rub"] == "number_text"
 
 
@@ -104,3 +105,35 @@ def test_text_that_is_not_a_number_is_left_for_validation_to_report():
     data, kinds = coerced(budget_rub="ask the manager")
     assert data["budget_rub"] == "ask the manager"
     assert "budget_rub" not in kinds
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("~120 тыс. в месяц", 120_000), ("45 days", 45), ("примерно 300 000 рублей", 300_000)],
+)
+def test_the_one_number_of_a_short_phrase(text, expected):
+    data, kinds = coerced(budget_rub=text)
+    assert data["budget_rub"] == expected
+    assert kinds["budget_rub"] in {"number_text", "number_in_text"}
+
+
+@pytest.mark.parametrize("text", ["от 100 до 200 тыс", "2 or 3 million", "call me"])
+def test_ranges_and_words_are_not_guessed(text):
+    assert coerced(budget_rub=text)[0]["budget_rub"] == text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Да, немного", True),
+        ("not yet", False),
+        ("No, but maybe later", False),
+        ("пока нет", False),
+    ],
+)
+def test_booleans_from_phrases_opening_with_yes_or_no(text, expected):
+    assert coerced(needs_call_back=text)[0]["needs_call_back"] is expected
+
+
+def test_a_phrase_without_a_yes_or_no_word_stays_for_validation():
+    assert coerced(needs_call_back="depends on price")[0]["needs_call_back"] == "depends on price"
