@@ -89,8 +89,12 @@ LOGIN_URL = "admin:login"
 # and the worker that scripts/run starts beside the web server reads them. No server needed.
 _celery_dir = VAR_DIR / "celery"
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+# Unacknowledged messages of a killed worker come back after this many seconds (Redis).
+CELERY_BROKER_TRANSPORT_OPTIONS: dict = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_S", 3600),
+}
 if CELERY_BROKER_URL == "filesystem://":
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
+    CELERY_BROKER_TRANSPORT_OPTIONS |= {
         "data_folder_in": str(_celery_dir / "queue"),
         "data_folder_out": str(_celery_dir / "queue"),
         "processed_folder": str(_celery_dir / "processed"),
@@ -105,11 +109,22 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 300)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 240)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE = {
+    "briefing-turns-sweep": {"task": "briefing.tasks.turns_sweep", "schedule": 60.0},
+}
 
 # --- Language models ------------------------------------------------------------------
 # The ordered failover chain and each provider's own variables; see .env.example.
 LLM_PROVIDERS = env_list("LLM_PROVIDERS", ["rules"])
 LLM_CALL_BUDGET_S = env_float("LLM_CALL_BUDGET_S", 100.0)
+# The rules agent's stage logic (it asks the current stage's questions).
+LLM_RULES_RESPONDER = "briefing.agents.stage_rules_responder"
+
+# --- Briefing engine ----------------------------------------------------------------
+# How many turns of the current stage an agent sees (never the whole history).
+BRIEFING_CONTEXT_TURNS = env_int("BRIEFING_CONTEXT_TURNS", 6)
+# A turn claimed by a worker that died is taken over by another after this many seconds.
+BRIEFING_TURN_LEASE_S = env_int("BRIEFING_TURN_LEASE_S", 330)
 
 LOGGING = {
     "version": 1,

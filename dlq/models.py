@@ -30,6 +30,10 @@ class StructuredCall(models.Model):
     prompt_tokens = models.PositiveIntegerField(default=0)
     cached_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
+    # Our own estimate of the prompt (llmkit.prompt.estimate_tokens) and of its cacheable
+    # prefix, comparable across providers, including the rules agent that reports none.
+    prompt_tokens_estimate = models.PositiveIntegerField(default=0)
+    cacheable_tokens_estimate = models.PositiveIntegerField(default=0)
     coercions = models.JSONField(default=list, blank=True)
     source_kind = models.CharField(max_length=40, blank=True)
     source_id = models.CharField(max_length=64, blank=True)

@@ -10,6 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.module_loading import import_string
 
 from dlq.models import DeadLetter, StructuredCall
 from llmkit.config import chain_from_env
@@ -26,14 +27,21 @@ def llm_chain() -> Provider:
     environ = dict(os.environ)
     environ.setdefault("LLM_PROVIDERS", ",".join(settings.LLM_PROVIDERS))
     environ.setdefault("LLM_CALL_BUDGET_S", str(settings.LLM_CALL_BUDGET_S))
-    return chain_from_env(environ)
+    return chain_from_env(environ, rules_responder=import_string(settings.LLM_RULES_RESPONDER))
 
 
 @transaction.atomic
 def structured_call_record(
-    *, result: StructuredResult, source_kind: str = "", source_id: str = "", raw_input: str = ""
+    *,
+    result: StructuredResult,
+    source_kind: str = "",
+    source_id: str = "",
+    raw_input: str = "",
+    prompt_estimate: tuple[int, int] = (0, 0),
 ) -> StructuredCall:
-    """Persist one structured call and, when it failed, its dead letter."""
+    """Persist one structured call and, when it failed, its dead letter.
+
+    `prompt_estimate` is (cacheable prefix, whole prompt) in estimated tokens."""
     usage = result.usage
     call = StructuredCall(
         schema_name=result.schema_name,
@@ -47,6 +55,8 @@ def structured_call_record(
         prompt_tokens=usage.prompt_tokens,
         cached_tokens=usage.cached_tokens,
         completion_tokens=usage.completion_tokens,
+        cacheable_tokens_estimate=prompt_estimate[0],
+        prompt_tokens_estimate=prompt_estimate[1],
         coercions=[c.as_dict() for c in result.final.outcome.coercions]
         if result.final.outcome
         else [],
@@ -92,6 +102,7 @@ def structured_run(
     provider: Provider | None = None,
     temperature: float = 0.3,
     max_tokens: int = 1024,
+    prompt_estimate: tuple[int, int] = (0, 0),
 ) -> tuple[StructuredResult, StructuredCall]:
     """Run a structured call through the configured chain (or `provider`) and record it.
 
@@ -108,7 +119,11 @@ def structured_run(
         max_tokens=max_tokens,
     )
     call = structured_call_record(
-        result=result, source_kind=source_kind, source_id=source_id, raw_input=raw_input
+        result=result,
+        source_kind=source_kind,
+        source_id=source_id,
+        raw_input=raw_input,
+        prompt_estimate=prompt_estimate,
     )
     return result, call
 

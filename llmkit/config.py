@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from llmkit.failover import CircuitBreaker, FailoverChain
 from llmkit.types import Provider
+
+if TYPE_CHECKING:  # the rules module is imported only when the chain is built
+    from llmkit.providers.rules import Responder
 
 KNOWN_PROVIDERS = ("gigachat", "yandex", "openai", "local", "rules")
 DEFAULT_PROVIDERS = "rules"
@@ -114,14 +117,10 @@ def _local(environ: Mapping[str, str]) -> Provider:
 
 
 def _rules(environ: Mapping[str, str]) -> Provider:
+    # Replaced in chain_from_env when the caller gives the rules agent a responder.
     from llmkit.providers.rules import RulesProvider
 
-    provider = RulesProvider()
-    if not hasattr(provider, "needs_budget"):
-        # The rules agent does no I/O: the chain may call it even after the budget is spent.
-        with contextlib.suppress(AttributeError):  # a slotted class keeps the default
-            provider.needs_budget = False  # type: ignore[attr-defined]
-    return provider
+    return RulesProvider()
 
 
 _BUILDERS: dict[str, Callable[[Mapping[str, str]], Provider]] = {
@@ -153,13 +152,22 @@ def provider_names(environ: Mapping[str, str]) -> list[str]:
     return names
 
 
-def chain_from_env(environ: Mapping[str, str]) -> FailoverChain:
-    """The failover chain the environment describes. Raises ValueError on any bad setting."""
+def chain_from_env(
+    environ: Mapping[str, str], *, rules_responder: Responder | None = None
+) -> FailoverChain:
+    """The failover chain the environment describes. Raises ValueError on any bad setting.
+
+    `rules_responder` gives the rules agent its caller's logic (the briefing's stage
+    questions); the rules agent is always the chain's last link."""
     names = provider_names(environ)
     budget_s = _number(environ, "LLM_CALL_BUDGET_S", 100.0)
     failures = int(_number(environ, "LLM_BREAKER_FAILURES", 3, integer=True))
     cooldown_s = _number(environ, "LLM_BREAKER_COOLDOWN_S", 30.0)
     providers = [_BUILDERS[name](environ) for name in names]
+    if rules_responder is not None:
+        from llmkit.providers.rules import RulesProvider
+
+        providers[-1] = RulesProvider(responder=rules_responder)
     breakers = [
         CircuitBreaker(failure_threshold=failures, cooldown_s=cooldown_s) for _ in providers
     ]

@@ -13,6 +13,7 @@ import pytest
 from llmkit.config import chain_from_env, provider_names
 from llmkit.providers.gigachat import GigaChatProvider
 from llmkit.providers.openai_compat import OpenAICompatProvider
+from llmkit.providers.rules import RulesProvider
 from llmkit.providers.yandex import YandexGPTProvider
 from tests.llmkit.wire_servers import make_test_certificates
 
@@ -49,22 +50,12 @@ class FakeLocalProvider:
         raise NotImplementedError
 
 
-class FakeRulesProvider:
-    name, model = "rules", "rules"
-
-    def chat(self, messages, **kwargs):
-        raise NotImplementedError
-
-
 @pytest.fixture(autouse=True)
 def fake_model_modules(monkeypatch):
-    """Stand-ins for the local and rules modules: this tests the wiring, not the models."""
+    """A stand-in for the local module: this tests the wiring without loading a model."""
     local = types.ModuleType("llmkit.providers.local")
     local.LocalLlamaProvider = FakeLocalProvider
-    rules = types.ModuleType("llmkit.providers.rules")
-    rules.RulesProvider = FakeRulesProvider
     monkeypatch.setitem(sys.modules, "llmkit.providers.local", local)
-    monkeypatch.setitem(sys.modules, "llmkit.providers.rules", rules)
 
 
 def test_without_settings_the_chain_is_the_rules_agent_alone():
@@ -101,7 +92,7 @@ def test_full_environment_builds_the_ordered_chain_with_rules_last():
     assert openai.schema_format == "json_object"
     assert isinstance(local, FakeLocalProvider)
     assert (local.model_path, local.grammar, local.n_ctx) == ("/models/x.gguf", True, 4096)
-    assert isinstance(rules, FakeRulesProvider)
+    assert isinstance(rules, RulesProvider)
     assert chain.budget_s == 45.5
     assert {(b.failure_threshold, b.cooldown_s) for b in chain.breakers} == {(5, 12.0)}
 
@@ -163,6 +154,15 @@ def test_bad_settings_are_clear_errors(env, message):
         chain_from_env(env)
 
 
+def test_a_rules_responder_is_given_to_the_last_link():
+    def responder(turn):
+        return {"message": "stage question"}
+
+    chain = chain_from_env({}, rules_responder=responder)
+    assert isinstance(chain.providers[-1], RulesProvider)
+    assert chain.providers[-1].responder is responder
+
+
 def test_rules_is_appended_only_when_absent():
     assert provider_names({"LLM_PROVIDERS": "openai"}) == ["openai", "rules"]
     assert provider_names({"LLM_PROVIDERS": "openai,rules"}) == ["openai", "rules"]
@@ -184,12 +184,7 @@ def test_building_a_chain_without_local_does_not_import_llama_cpp():
     # A fresh interpreter: other tests in this process may have loaded llama_cpp already.
     script = textwrap.dedent(
         """
-        import sys, types
-        rules = types.ModuleType("llmkit.providers.rules")
-        class RulesProvider:
-            name = model = "rules"
-        rules.RulesProvider = RulesProvider
-        sys.modules["llmkit.providers.rules"] = rules
+        import sys
         from llmkit.config import chain_from_env
         chain = chain_from_env({"LLM_PROVIDERS": "openai,gigachat",
                                 "OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_MODEL": "m",

@@ -1,0 +1,169 @@
+"""Stage agents: one structured call per stage turn through the configured provider chain,
+and the rules agent's stage logic (the embedded default, no model needed)."""
+
+from __future__ import annotations
+
+import contextvars
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from briefing.context import stage_prompt
+from briefing.stages.base import StageSpec, is_empty
+from dlq.models import StructuredCall
+from dlq.services import structured_run
+from llmkit.parse import FieldError
+from llmkit.providers.rules import RulesTurn
+from llmkit.structured import StructuredResult
+
+
+@dataclass(frozen=True)
+class StageCall:
+    """Everything one stage agent call needs to know, and nothing more."""
+
+    spec: StageSpec
+    known: Mapping[str, Any]
+    locks: Mapping[str, str]
+    summaries: Sequence[str]
+    turns: Sequence[tuple[str, str]]
+    language: str
+    opening: bool
+    # The field the agent asked about last in this stage (the rules agent reads the
+    # client's next message as the answer to it).
+    asked_field: str | None = None
+    client_texts: Sequence[str] = field(default_factory=tuple)
+
+
+# "500000", "500 000", "1 500 000" written by a person: one number each.
+_DIGIT_GROUPS = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)|\d+")
+
+# The rules agent runs inside the provider chain, which knows nothing of briefings; the
+# call in progress is handed to it here (a context variable: one per thread and task).
+_current_call: contextvars.ContextVar[StageCall | None] = contextvars.ContextVar(
+    "stage_call", default=None
+)
+
+
+def _lock_validator(call: StageCall):
+    """An answer that renames a locked entity fails; the retry quotes the locked value."""
+
+    def check(value: Any, context: Mapping[str, Any]) -> Iterable[FieldError]:
+        errors = []
+        for field_name, lock_key in call.spec.locks.items():
+            locked = call.locks.get(lock_key)
+            proposed = getattr(value, field_name, None)
+            if locked and proposed and proposed.strip().casefold() != locked.casefold():
+                errors.append(
+                    FieldError(
+                        path=field_name,
+                        kind="locked_entity",
+                        message=f"{lock_key} is locked as {locked!r}; write it exactly so",
+                        input=proposed,
+                    )
+                )
+        return errors
+
+    return check
+
+
+def _numbers_said_validator(call: StageCall):
+    """A number the agent fills in must be one the client wrote (or one already known)."""
+    from llmkit.extract import find_money, parse_number
+
+    said: set[int | float] = set()
+    for text in call.client_texts:
+        said |= {m.value for m in find_money(text)}
+        number = parse_number(text)
+        if number is not None:
+            said.add(number)
+        said |= {int(re.sub(r"\D", "", digits)) for digits in _DIGIT_GROUPS.findall(text)}
+
+    def check(value: Any, context: Mapping[str, Any]) -> Iterable[FieldError]:
+        errors = []
+        for name, info in call.spec.answer_model.model_fields.items():
+            number = getattr(value, name, None)
+            if (
+                isinstance(number, int)
+                and not isinstance(number, bool)
+                and info.annotation is not bool
+                and number not in said
+                and number != call.known.get(name)
+            ):
+                errors.append(
+                    FieldError(
+                        path=name,
+                        kind="not_in_source",
+                        message=f"{number} is not a number the client wrote",
+                        input=number,
+                    )
+                )
+        return errors
+
+    return check
+
+
+def stage_agent_run(
+    call: StageCall, *, source_id: str, raw_input: str
+) -> tuple[StructuredResult, StructuredCall]:
+    """One stage agent call through the structured-output engine, recorded."""
+    prompt = stage_prompt(
+        spec=call.spec,
+        locks=call.locks,
+        summaries=call.summaries,
+        known=call.known,
+        turns=call.turns,
+        language=call.language,
+        opening=call.opening,
+    )
+    token = _current_call.set(call)
+    try:
+        return structured_run(
+            messages=prompt.messages(),
+            target=call.spec.answer_model,
+            source_kind="briefing_turn",
+            source_id=source_id,
+            raw_input=raw_input,
+            validators=[_lock_validator(call), _numbers_said_validator(call)],
+            language=call.language,
+            prompt_estimate=prompt.token_estimate(),
+        )
+    finally:
+        _current_call.reset(token)
+
+
+def stage_rules_responder(turn: RulesTurn) -> Mapping[str, Any] | None:
+    """The rules agent's stage logic: take the client's answer to the question it asked,
+    then ask for the next missing required field, or set the status flag when none is
+    left. Outside a briefing call it leaves the generic rules answer alone."""
+    call = _current_call.get()
+    if call is None:
+        return None
+    spec, language = call.spec, call.language
+    values = dict(call.known)
+    answer: dict[str, Any] = {}
+    client_text = call.turns[-1][1] if call.turns and call.turns[-1][0] == "client" else ""
+    if call.asked_field and client_text and not call.opening:
+        reader = spec.readers.get(call.asked_field)
+        if reader is not None:
+            value = reader(client_text, language)
+            if not is_empty(value):
+                answer[call.asked_field] = value
+                values[call.asked_field] = value
+    for lock_field, lock_key in spec.locks.items():
+        if call.locks.get(lock_key):
+            answer[lock_field] = values[lock_field] = call.locks[lock_key]
+    missing = spec.missing(values)
+    if not spec.required and call.asked_field and not call.opening:
+        missing = []  # a stage with nothing required closes after its one question
+    if missing or (not spec.required and (call.opening or not call.asked_field)):
+        ask = missing[0] if missing else spec.fields[0]
+        question = spec.questions[language if language in spec.questions else "en"][ask]
+        if call.opening:
+            question = f"{_localised(spec.opening, language)} {question}"
+        return {**answer, "message": question, "askedField": ask, spec.status_field: False}
+    return {**answer, "message": "", spec.status_field: True}
+
+
+def _localised(texts: Mapping[str, str], language: str) -> str:
+    return texts.get(language) or texts.get("en") or next(iter(texts.values()), "")

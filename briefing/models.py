@@ -1,0 +1,222 @@
+"""Briefing projects, their stages, the transcript, locked entities and domain events."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+
+def _client_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class Project(models.Model):
+    """One client's briefing. `profile` holds every stage's fields (stage key → fields),
+    read and written through `briefing.brief` models, never as loose dicts elsewhere."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        PAUSED = "paused"
+        COMPLETED = "completed"
+
+    title = models.CharField(max_length=200)
+    client_name = models.CharField(max_length=200, blank=True)
+    client_contact = models.CharField(max_length=200, blank=True)
+    briefing_type = models.CharField(max_length=40, default="production")
+    language = models.CharField(max_length=8, default="ru")
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.ACTIVE, db_index=True
+    )
+    producer = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="briefing_projects",
+    )
+    taken_over_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    client_token = models.CharField(max_length=64, unique=True, default=_client_token)
+    profile = models.JSONField(default=dict, blank=True)
+    brief = models.JSONField(null=True, blank=True)
+    summary_markdown = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class StageRun(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        OPEN = "open"
+        CLOSED = "closed"
+
+    class ClosedBy(models.TextChoices):
+        AGENT = "agent"
+        PREFILL = "prefill", "pre-parse"
+        PRODUCER = "producer"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="stages")
+    key = models.CharField(max_length=40)
+    order = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    fields = models.JSONField(default=dict, blank=True)
+    # Field names a producer set: the pre-parse and the agents never overwrite them.
+    producer_fields = models.JSONField(default=list, blank=True)
+    summary = models.TextField(blank=True)
+    closed_by = models.CharField(max_length=10, choices=ClosedBy.choices, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["project", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "key"], name="stage_run_unique_key"),
+            models.UniqueConstraint(fields=["project", "order"], name="stage_run_unique_order"),
+            models.CheckConstraint(
+                condition=models.Q(status="closed", closed_at__isnull=False)
+                | (~models.Q(status="closed") & models.Q(closed_at__isnull=True)),
+                name="stage_run_closed_iff_closed_at",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project_id}:{self.key} ({self.status})"
+
+
+class Turn(models.Model):
+    """One line of the transcript. Client turns carry a processing status; the others are
+    written already done."""
+
+    class Role(models.TextChoices):
+        CLIENT = "client"
+        AGENT = "agent"
+        PRODUCER = "producer"
+        SYSTEM = "system"
+
+    class Status(models.TextChoices):
+        RECEIVED = "received"
+        PROCESSING = "processing"
+        DONE = "done"
+        WAITING_PRODUCER = "waiting_producer", "waiting for the producer"
+        FAILED = "failed"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="turns")
+    seq = models.PositiveIntegerField()
+    role = models.CharField(max_length=10, choices=Role.choices)
+    text = models.TextField(blank=True)
+    stage_key = models.CharField(max_length=40, blank=True)
+    status = models.CharField(
+        max_length=20, choices=Status.choices, default=Status.DONE, db_index=True
+    )
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    processed_at = models.DateTimeField(null=True, blank=True)
+    reply_to = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="replies"
+    )
+    call = models.ForeignKey(
+        "dlq.StructuredCall", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    # What the agent asked (the rules agent reads the next answer against it), and the like.
+    meta = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "seq"], name="turn_unique_seq"),
+        ]
+        indexes = [models.Index(fields=["project", "status", "seq"])]
+
+    def __str__(self) -> str:
+        return f"{self.project_id}#{self.seq} {self.role}"
+
+
+class LockedEntity(models.Model):
+    """A value that must not drift between stages (client name, product name, tone)."""
+
+    class Source(models.TextChoices):
+        CLIENT = "client"
+        PREFILL = "prefill", "pre-parse"
+        PRODUCER = "producer"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="locks")
+    key = models.CharField(max_length=40)
+    value = models.CharField(max_length=300)
+    source = models.CharField(max_length=10, choices=Source.choices)
+    set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["project", "key"]
+        verbose_name_plural = "locked entities"
+        constraints = [
+            models.UniqueConstraint(fields=["project", "key"], name="locked_entity_one_per_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} = {self.value}"
+
+
+class BriefingEvent(models.Model):
+    """A typed domain event: what the live view, the audit and every status line read."""
+
+    class Kind(models.TextChoices):
+        TURN_RECEIVED = "turn_received"
+        GUARD_ANSWERED = "guard_answered"
+        LANGUAGE_DETECTED = "language_detected"
+        PREFILL_FILLED = "prefill_filled"
+        STAGE_STARTED = "stage_started"
+        AGENT_REPLIED = "agent_replied"
+        GATE_HELD = "gate_held"
+        STAGE_CLOSED = "stage_closed"
+        STAGE_SKIPPED = "stage_skipped"
+        STAGE_REOPENED = "stage_reopened"
+        RETRY_USED = "retry_used"
+        DEAD_LETTERED = "dead_lettered"
+        HOLDING_REPLY_SENT = "holding_reply_sent"
+        PROVIDER_FAILOVER = "provider_failover"
+        LOCK_SET = "lock_set"
+        LOCK_REMOVED = "lock_removed"
+        LOCK_VIOLATION_BLOCKED = "lock_violation_blocked"
+        FIELD_CORRECTED = "field_corrected"
+        PRODUCER_TAKEOVER = "producer_takeover"
+        PRODUCER_RELEASED = "producer_released"
+        PRODUCER_MESSAGE = "producer_message"
+        TURN_WAITING = "turn_waiting"
+        PROJECT_PAUSED = "project_paused"
+        PROJECT_RESUMED = "project_resumed"
+        BRIEF_COMPLETED = "brief_completed"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="events")
+    turn = models.ForeignKey(Turn, on_delete=models.SET_NULL, null=True, blank=True)
+    kind = models.CharField(max_length=40, choices=Kind.choices, db_index=True)
+    stage_key = models.CharField(max_length=40, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["project", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.project_id} {self.kind}"

@@ -1,0 +1,442 @@
+"""The turn, step by step: claim → takeover check → level-0 guard → language → pre-parse →
+the current stage's agent → gate → advance → reply. Model calls happen outside any
+transaction; everything the turn changes is written in one transaction at its end, and
+only if the turn is still this worker's claim."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from briefing.agents import StageCall, stage_agent_run
+from briefing.brief import Brief, brief_markdown
+from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
+from briefing.prefill import prefill_findings
+from briefing.services import _next_seq, spec_for
+from briefing.stages.base import StageSpec, is_empty
+from briefing.stages.registry import stages_for
+from briefing.texts import text as code_text
+from llmkit.guard import guard_check, guard_reply
+from llmkit.language import detect_language
+
+Kind = BriefingEvent.Kind
+# The languages a brief is written in; a conversation in another one gets an English brief.
+BRIEF_LANGUAGES = ("ru", "uk", "en")
+
+
+# --- claiming turns ------------------------------------------------------------------------
+
+
+def turn_claim_next(*, project_id: int, now: datetime.datetime) -> Turn | float | None:
+    """Claim the project's oldest unfinished client turn (turns of one project strictly in
+    order). Returns the claimed turn, the seconds until a live claim by another worker
+    expires, or None when there is nothing to do. The claim is one conditional UPDATE: a
+    turn is processed by one worker even if the task runs twice."""
+    lease = datetime.timedelta(seconds=settings.BRIEFING_TURN_LEASE_S)
+    oldest = (
+        Turn.objects.filter(
+            project_id=project_id,
+            role=Turn.Role.CLIENT,
+            status__in=[Turn.Status.RECEIVED, Turn.Status.PROCESSING],
+        )
+        .order_by("seq")
+        .first()
+    )
+    if oldest is None:
+        return None
+    if oldest.status == Turn.Status.PROCESSING and oldest.claimed_at + lease > now:
+        return (oldest.claimed_at + lease - now).total_seconds()
+    claimed = Turn.objects.filter(
+        Q(claimed_at=oldest.claimed_at) if oldest.claimed_at else Q(claimed_at__isnull=True),
+        pk=oldest.pk,
+        status=oldest.status,
+    ).update(status=Turn.Status.PROCESSING, claimed_at=now)
+    if not claimed:
+        return 0.0  # another worker won the race: look again
+    oldest.status, oldest.claimed_at = Turn.Status.PROCESSING, now
+    return oldest
+
+
+def turns_pending_project_ids() -> list[int]:
+    """Projects with a client turn still waiting for a worker."""
+    return sorted(
+        set(
+            Turn.objects.filter(
+                role=Turn.Role.CLIENT, status__in=[Turn.Status.RECEIVED, Turn.Status.PROCESSING]
+            ).values_list("project_id", flat=True)
+        )
+    )
+
+
+def project_turns_drain(*, project_id: int) -> float | None:
+    """Process the project's waiting client turns in order. Returns None when done, or how
+    long to wait for another worker's live claim."""
+    while True:
+        claimed = turn_claim_next(project_id=project_id, now=timezone.now())
+        if claimed is None:
+            return None
+        if isinstance(claimed, float):
+            if claimed > 0:
+                return claimed
+            continue
+        turn_process(claimed)
+
+
+# --- the turn --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Reply:
+    text: str
+    stage_key: str
+    call: Any = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _TurnWork:
+    """Everything a turn decides, held in memory until the final transaction."""
+
+    project: Project
+    turn: Turn
+    stages: list[StageRun]
+    locks: dict[str, LockedEntity]
+    events: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    replies: list[_Reply] = field(default_factory=list)
+    new_locks: dict[str, str] = field(default_factory=dict)
+    turn_status: str = Turn.Status.DONE
+
+    def event(self, kind: str, stage_key: str = "", **data: Any) -> None:
+        self.events.append((kind, stage_key, data))
+
+    def lock_values(self) -> dict[str, str]:
+        return {**{k: lock.value for k, lock in self.locks.items()}, **self.new_locks}
+
+    def spec(self, stage: StageRun) -> StageSpec:
+        return spec_for(self.project, stage.key)
+
+
+def turn_process(turn: Turn) -> None:
+    project = Project.objects.get(pk=turn.project_id)
+    work = _TurnWork(
+        project=project,
+        turn=turn,
+        stages=list(project.stages.order_by("order")),
+        locks={lock.key: lock for lock in project.locks.all()},
+    )
+    _decide(work)
+    _commit(work)
+
+
+def _decide(work: _TurnWork) -> None:
+    project, turn = work.project, work.turn
+    if project.taken_over_by_id or project.status == Project.Status.PAUSED:
+        work.turn_status = Turn.Status.WAITING_PRODUCER
+        reason = "taken_over" if project.taken_over_by_id else "paused"
+        work.event(Kind.TURN_WAITING, reason=reason)
+        return
+    language = detect_language(turn.text, default=project.language)
+    if language != project.language:
+        work.event(Kind.LANGUAGE_DETECTED, old=project.language, new=language)
+        project.language = language
+    verdict = guard_check(turn.text)
+    if verdict is not None:
+        work.replies.append(_Reply(guard_reply(verdict.kind, language), turn.stage_key))
+        work.event(Kind.GUARD_ANSWERED, guard=verdict.kind, matched=verdict.matched)
+        return
+    if project.status == Project.Status.COMPLETED:
+        work.replies.append(_Reply(code_text("already_completed", language), ""))
+        return
+    _prefill(work)
+    stage = _current(work)
+    if stage is None:
+        _complete(work)
+        return
+    opening = stage.status == StageRun.Status.PENDING
+    if opening:
+        # The stage before was closed by the pre-parse with this very message: the next
+        # stage's agent opens with its first question.
+        _start(work, stage)
+    turn.stage_key = stage.key
+    _run_stage(work, stage, opening=opening)
+
+
+def _current(work: _TurnWork) -> StageRun | None:
+    return next((s for s in work.stages if s.status != StageRun.Status.CLOSED), None)
+
+
+def _start(work: _TurnWork, stage: StageRun) -> None:
+    for other in work.stages:
+        if other.status == StageRun.Status.OPEN and other is not stage:
+            other.status = StageRun.Status.PENDING
+    stage.status = StageRun.Status.OPEN
+    work.event(Kind.STAGE_STARTED, stage.key)
+
+
+def _prefill(work: _TurnWork) -> None:
+    findings = prefill_findings(work.turn.text, today=timezone.localdate())
+    if not findings:
+        return
+    locked_fields = set(work.lock_values())
+    for stage in work.stages:
+        spec = work.spec(stage)
+        filled_here = False
+        for kind, field_name in spec.prefill.items():
+            finding = findings.get(kind)
+            if (
+                finding is None
+                or not is_empty(stage.fields.get(field_name))
+                or field_name in stage.producer_fields
+                or spec.locks.get(field_name) in locked_fields
+            ):
+                continue
+            stage.fields = {**stage.fields, field_name: finding.value}
+            filled_here = True
+            work.event(
+                Kind.PREFILL_FILLED, stage.key, field=field_name, value=finding.value,
+                evidence=finding.evidence, start=finding.start, end=finding.end,
+            )  # fmt: skip
+        if (
+            filled_here
+            and stage.status != StageRun.Status.CLOSED
+            and spec.required
+            and not spec.missing(stage.fields)
+        ):
+            _close(work, stage, by=StageRun.ClosedBy.PREFILL)
+
+
+def _close(work: _TurnWork, stage: StageRun, *, by: str) -> None:
+    spec = work.spec(stage)
+    stage.status, stage.closed_by, stage.closed_at = StageRun.Status.CLOSED, by, timezone.now()
+    stage.summary = spec.summary(stage.fields, work.project.language)
+    work.event(Kind.STAGE_CLOSED, stage.key, by=by)
+
+
+def _stage_turns(work: _TurnWork, stage: StageRun) -> list[tuple[str, str]]:
+    recent = (
+        work.project.turns.filter(stage_key=stage.key, seq__lt=work.turn.seq)
+        .exclude(role=Turn.Role.SYSTEM)
+        .order_by("-seq")[: max(settings.BRIEFING_CONTEXT_TURNS - 1, 0)]
+    )
+    turns = [(t.role, t.text) for t in reversed(recent)]
+    if work.turn.stage_key == stage.key:
+        turns.append(("client", work.turn.text))
+    return turns
+
+
+def _asked_field(work: _TurnWork, stage: StageRun) -> str | None:
+    last = (
+        work.project.turns.filter(stage_key=stage.key, role=Turn.Role.AGENT, seq__lt=work.turn.seq)
+        .order_by("-seq")
+        .first()
+    )
+    return last.meta.get("asked_field") if last else None
+
+
+def _client_texts(work: _TurnWork) -> list[str]:
+    earlier = work.project.turns.filter(role=Turn.Role.CLIENT, seq__lt=work.turn.seq)
+    return [*earlier.values_list("text", flat=True), work.turn.text]
+
+
+def _run_stage(work: _TurnWork, stage: StageRun, *, opening: bool) -> None:
+    spec = work.spec(stage)
+    call = StageCall(
+        spec=spec,
+        known=dict(stage.fields),
+        locks=work.lock_values(),
+        summaries=[s.summary for s in work.stages if s.status == StageRun.Status.CLOSED],
+        turns=[] if opening else _stage_turns(work, stage),
+        language=work.project.language,
+        opening=opening,
+        asked_field=None if opening else _asked_field(work, stage),
+        client_texts=_client_texts(work),
+    )
+    result, record = stage_agent_run(call, source_id=str(work.turn.pk), raw_input=work.turn.text)
+    violations = [
+        e for a in result.attempts if a.outcome for e in a.outcome.errors
+        if e.kind == "locked_entity"
+    ]  # fmt: skip
+    for error in violations:
+        work.event(Kind.LOCK_VIOLATION_BLOCKED, stage.key, field=error.path, proposed=error.input)
+    if result.retry_used:
+        work.event(Kind.RETRY_USED, stage.key, call=record.pk)
+    if len(set(result.providers)) > 1 or (result.provider and result.provider != _first_provider()):
+        work.event(Kind.PROVIDER_FAILOVER, stage.key, served_by=result.provider)
+    if not result.ok:
+        work.event(Kind.DEAD_LETTERED, stage.key, call=record.pk, signature=result.error_signature)
+        work.event(Kind.HOLDING_REPLY_SENT, stage.key)
+        work.replies.append(_Reply(code_text("holding", work.project.language), stage.key, record))
+        work.turn_status = Turn.Status.FAILED
+        return
+
+    answer = result.value
+    locked = work.lock_values()
+    data = result.final.outcome.data if result.final.outcome else {}
+    _block_foreign_renames(work, stage, data if isinstance(data, dict) else {}, locked)
+    for name in spec.fields:
+        value = getattr(answer, name, None)
+        if is_empty(value) or name in stage.producer_fields:
+            continue
+        lock_key = spec.locks.get(name)
+        if lock_key and lock_key in locked:
+            value = locked[lock_key]
+        stage.fields = {**stage.fields, name: value}
+    for name, lock_key in spec.locks.items():
+        value = stage.fields.get(name)
+        if lock_key not in locked and isinstance(value, str) and value.strip():
+            work.new_locks[lock_key] = value.strip()
+            work.event(Kind.LOCK_SET, stage.key, key=lock_key, new=value.strip(), source="client")
+    flag = bool(getattr(answer, spec.status_field, False))
+    missing = spec.missing(stage.fields)
+    work.event(
+        Kind.AGENT_REPLIED, stage.key, call=record.pk, provider=result.provider,
+        layer=result.layer, retry=result.retry_used,
+    )  # fmt: skip
+    asked = data.get("askedField") if isinstance(data, dict) else None
+    if flag and not missing:
+        _close(work, stage, by=StageRun.ClosedBy.AGENT)
+        _advance(work, after=stage, call=record)
+        return
+    work.event(Kind.GATE_HELD, stage.key, missing=missing, flag=flag)
+    message = answer.message.strip() or _fallback_question(spec, missing, work.project.language)
+    work.replies.append(
+        _Reply(
+            message, stage.key, record, {"asked_field": asked or (missing[0] if missing else None)}
+        )
+    )
+
+
+def _block_foreign_renames(
+    work: _TurnWork, stage: StageRun, data: dict[str, Any], locked: dict[str, str]
+) -> None:
+    """A model echoing a locked entity under another value in a stage that does not own it
+    (a "productName" key in the budget stage) changes nothing; the attempt is recorded."""
+    own = set(work.spec(stage).answer_model.model_fields)
+    for spec in stages_for(work.project.briefing_type):
+        for field_name, lock_key in spec.locks.items():
+            proposed = data.get(field_name)
+            value = locked.get(lock_key)
+            if (
+                field_name not in own
+                and value
+                and isinstance(proposed, str)
+                and proposed.strip()
+                and proposed.strip().casefold() != value.casefold()
+            ):
+                work.event(
+                    Kind.LOCK_VIOLATION_BLOCKED, stage.key, field=field_name, proposed=proposed
+                )
+
+
+def _fallback_question(spec: StageSpec, missing: list[str], language: str) -> str:
+    questions = spec.questions.get(language) or spec.questions["en"]
+    return questions[missing[0] if missing else spec.fields[0]]
+
+
+def _first_provider() -> str:
+    from dlq.services import llm_chain
+
+    providers = getattr(llm_chain(), "providers", None)
+    return providers[0].name if providers else ""
+
+
+def _advance(work: _TurnWork, *, after: StageRun, call: Any) -> None:
+    """Open the next stage not yet closed (skipping those the pre-parse closed) and let its
+    agent ask the opening question in this same turn."""
+    skipped_before = set(
+        work.project.events.filter(kind=Kind.STAGE_SKIPPED).values_list("stage_key", flat=True)
+    )
+    passed = False
+    for stage in work.stages:
+        if stage is after:
+            passed = True
+            continue
+        if not passed:
+            continue
+        if stage.status == StageRun.Status.CLOSED:
+            if stage.closed_by == StageRun.ClosedBy.PREFILL and stage.key not in skipped_before:
+                work.event(Kind.STAGE_SKIPPED, stage.key, by="prefill")
+            continue
+        _start(work, stage)
+        _run_stage(work, stage, opening=True)
+        return
+    # Nothing after this stage is open: an earlier one may still be (after a reopen).
+    remaining = _current(work)
+    if remaining is not None:
+        _start(work, remaining)
+        _run_stage(work, remaining, opening=True)
+        return
+    _complete(work, call=call)
+
+
+def _finish(project: Project, stages: list[StageRun]) -> None:
+    """The final brief, validated, and its markdown summary, both written by code."""
+    language = project.language if project.language in BRIEF_LANGUAGES else "en"
+    brief = Brief.from_profile({s.key: s.fields for s in stages}, language=language)
+    project.brief = brief.model_dump(mode="json")
+    project.summary_markdown = brief_markdown(
+        brief, title=project.title, language=language,
+        stage_specs=stages_for(project.briefing_type),
+    )  # fmt: skip
+    project.status, project.completed_at = Project.Status.COMPLETED, timezone.now()
+
+
+def _complete(work: _TurnWork, *, call: Any = None) -> None:
+    _finish(work.project, work.stages)
+    work.event(Kind.BRIEF_COMPLETED)
+    work.replies.append(_Reply(code_text("completed", work.project.language), "", call))
+
+
+def project_complete_if_done(project: Project) -> bool:
+    """Complete a project whose stages are all closed (after a producer's force-close)."""
+    stages = list(project.stages.order_by("order"))
+    if project.status == Project.Status.COMPLETED or any(
+        s.status != StageRun.Status.CLOSED for s in stages
+    ):
+        return False
+    _finish(project, stages)
+    project.save()
+    BriefingEvent.objects.create(project=project, kind=Kind.BRIEF_COMPLETED)
+    return True
+
+
+@transaction.atomic
+def _commit(work: _TurnWork) -> None:
+    turn = Turn.objects.select_for_update().get(pk=work.turn.pk)
+    if turn.status != Turn.Status.PROCESSING or turn.claimed_at != work.turn.claimed_at:
+        return  # our claim expired and another worker took the turn: its result stands
+    project = Project.objects.select_for_update().get(pk=work.project.pk)
+    project.language = work.project.language
+    project.status = work.project.status
+    project.brief = work.project.brief
+    project.summary_markdown = work.project.summary_markdown
+    project.completed_at = work.project.completed_at
+    project.profile = {s.key: s.fields for s in work.stages}
+    project.save()
+    for stage in work.stages:
+        stage.save()
+    for key, value in work.new_locks.items():
+        LockedEntity.objects.get_or_create(
+            project=project, key=key,
+            defaults={"value": value, "source": LockedEntity.Source.CLIENT},
+        )  # fmt: skip
+    BriefingEvent.objects.bulk_create(
+        BriefingEvent(project=project, turn=turn, kind=kind, stage_key=stage_key, data=data)
+        for kind, stage_key, data in work.events
+    )
+    seq = _next_seq(project)
+    for offset, reply in enumerate(work.replies):
+        Turn.objects.create(
+            project=project, seq=seq + offset, role=Turn.Role.AGENT, text=reply.text,
+            stage_key=reply.stage_key, reply_to=turn, call=reply.call, meta=reply.meta,
+        )  # fmt: skip
+    turn.status = work.turn_status
+    turn.stage_key = work.turn.stage_key
+    turn.processed_at = timezone.now()
+    turn.save(update_fields=["status", "stage_key", "processed_at"])

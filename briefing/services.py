@@ -1,0 +1,332 @@
+"""Writes of the briefing app: projects, client turns, locks and every producer action.
+Each change a person makes is a domain event with who, when, old and new value."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+from pydantic import ValidationError
+
+from briefing.errors import ApplicationError
+from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
+from briefing.stages.base import StageSpec, is_empty
+from briefing.stages.registry import DEFAULT_BRIEFING_TYPE, stages_for
+
+MAX_CLIENT_TEXT = 20_000
+Kind = BriefingEvent.Kind
+
+
+def event_record(
+    *,
+    project: Project,
+    kind: str,
+    turn: Turn | None = None,
+    stage_key: str = "",
+    data: Mapping[str, Any] | None = None,
+    actor: Any = None,
+) -> BriefingEvent:
+    return BriefingEvent.objects.create(
+        project=project, kind=kind, turn=turn, stage_key=stage_key, data=dict(data or {}),
+        actor=actor,
+    )  # fmt: skip
+
+
+def spec_for(project: Project, stage_key: str) -> StageSpec:
+    for spec in stages_for(project.briefing_type):
+        if spec.key == stage_key:
+            return spec
+    raise ApplicationError(f"unknown stage {stage_key!r}")
+
+
+@transaction.atomic
+def project_create(
+    *,
+    title: str,
+    client_name: str = "",
+    client_contact: str = "",
+    language: str = "ru",
+    producer: Any = None,
+    briefing_type: str = DEFAULT_BRIEFING_TYPE,
+) -> Project:
+    try:
+        specs = stages_for(briefing_type)
+    except KeyError as error:
+        raise ApplicationError(str(error)) from None
+    project = Project(
+        title=title.strip() or client_name or "Briefing",
+        client_name=client_name,
+        client_contact=client_contact,
+        language=language,
+        producer=producer,
+        briefing_type=briefing_type,
+    )
+    project.full_clean()
+    project.save()
+    StageRun.objects.bulk_create(
+        StageRun(
+            project=project,
+            key=spec.key,
+            order=index,
+            status=StageRun.Status.OPEN if index == 0 else StageRun.Status.PENDING,
+        )
+        for index, spec in enumerate(specs)
+    )
+    return project
+
+
+def _next_seq(project: Project) -> int:
+    # Called with the project row locked, so two writers cannot take the same number.
+    return (project.turns.aggregate(top=Max("seq"))["top"] or 0) + 1
+
+
+def turn_append(
+    *,
+    project: Project,
+    role: str,
+    text: str,
+    stage_key: str = "",
+    status: str = Turn.Status.DONE,
+    reply_to: Turn | None = None,
+    call: Any = None,
+    author: Any = None,
+    meta: Mapping[str, Any] | None = None,
+) -> Turn:
+    """Append one transcript line; the caller holds a transaction."""
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    return Turn.objects.create(
+        project=project, seq=_next_seq(project), role=role, text=text, stage_key=stage_key,
+        status=status, reply_to=reply_to, call=call, author=author, meta=dict(meta or {}),
+    )  # fmt: skip
+
+
+def current_stage(project: Project) -> StageRun | None:
+    return project.stages.exclude(status=StageRun.Status.CLOSED).order_by("order").first()
+
+
+def turn_receive(*, project: Project, text: str) -> Turn:
+    """Store a client message first, then queue its processing after commit: whatever
+    happens next, nothing a client writes is lost."""
+    from briefing.tasks import project_drain
+
+    if not isinstance(text, str):
+        raise ApplicationError("a message must be text")
+    text = text.replace("\x00", "")
+    if not text.strip():
+        raise ApplicationError("the message is empty")
+    if len(text) > MAX_CLIENT_TEXT:
+        raise ApplicationError(
+            f"the message is {len(text)} characters long; the limit is {MAX_CLIENT_TEXT}",
+            extra={"limit": MAX_CLIENT_TEXT},
+        )
+    with transaction.atomic():
+        stage = current_stage(project)
+        turn = turn_append(
+            project=project,
+            role=Turn.Role.CLIENT,
+            text=text,
+            stage_key=stage.key if stage else "",
+            status=Turn.Status.RECEIVED,
+        )
+        event_record(project=project, kind=Kind.TURN_RECEIVED, turn=turn, data={"seq": turn.seq})
+        transaction.on_commit(lambda: project_drain.delay(project.pk))
+    return turn
+
+
+# --- locks -------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def lock_set(*, project: Project, key: str, value: str, user: Any = None) -> LockedEntity:
+    """Lock (or edit) an entity as a producer."""
+    value = value.strip()
+    if not key or not value:
+        raise ApplicationError("a lock needs a key and a value")
+    lock = LockedEntity.objects.filter(project=project, key=key).first()
+    old = lock.value if lock else None
+    if lock is None:
+        lock = LockedEntity(project=project, key=key)
+    lock.value, lock.source, lock.set_by = value, LockedEntity.Source.PRODUCER, user
+    lock.full_clean()
+    lock.save()
+    event_record(
+        project=project, kind=Kind.LOCK_SET, data={"key": key, "old": old, "new": value},
+        actor=user,
+    )  # fmt: skip
+    return lock
+
+
+@transaction.atomic
+def lock_remove(*, project: Project, key: str, user: Any = None) -> None:
+    lock = LockedEntity.objects.filter(project=project, key=key).first()
+    if lock is None:
+        raise ApplicationError(f"{key!r} is not locked")
+    lock.delete()
+    event_record(
+        project=project, kind=Kind.LOCK_REMOVED, data={"key": key, "old": lock.value}, actor=user
+    )
+
+
+# --- producer actions ------------------------------------------------------------------
+
+
+@transaction.atomic
+def field_correct(
+    *, project: Project, stage_key: str, field: str, value: Any, user: Any = None
+) -> StageRun:
+    """Set one stage field as a producer, validated against the stage's schema; the
+    pre-parse and the agents never overwrite it afterwards."""
+    spec = spec_for(project, stage_key)
+    if field not in spec.fields:
+        raise ApplicationError(f"{stage_key} has no field {field!r}", extra={"field": field})
+    stage = StageRun.objects.select_for_update().get(project=project, key=stage_key)
+    try:
+        checked = spec.answer_model.model_validate({"message": "", field: value})
+    except ValidationError as error:
+        raise ApplicationError(
+            f"{field}: {error.errors()[0]['msg']}", extra={"field": field, "errors": error.errors()}
+        ) from None
+    new_value = getattr(checked, field)
+    old = stage.fields.get(field)
+    stage.fields = {**stage.fields, field: new_value}
+    stage.producer_fields = sorted({*stage.producer_fields, field})
+    if stage.status == StageRun.Status.CLOSED:
+        stage.summary = spec.summary(stage.fields, project.language)
+    stage.save()
+    _profile_sync(project)
+    event_record(
+        project=project, kind=Kind.FIELD_CORRECTED, stage_key=stage_key,
+        data={"field": field, "old": old, "new": new_value}, actor=user,
+    )  # fmt: skip
+    for lock_field, lock_key in spec.locks.items():
+        if lock_field == field and not is_empty(new_value):
+            lock_set(project=project, key=lock_key, value=str(new_value), user=user)
+    return stage
+
+
+def _profile_sync(project: Project) -> None:
+    project.profile = {s.key: s.fields for s in project.stages.order_by("order")}
+    project.save(update_fields=["profile", "updated_at"])
+
+
+@transaction.atomic
+def takeover_start(*, project: Project, user: Any) -> None:
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    if project.taken_over_by_id:
+        raise ApplicationError("the briefing is already taken over")
+    project.taken_over_by = user
+    project.save(update_fields=["taken_over_by", "updated_at"])
+    event_record(project=project, kind=Kind.PRODUCER_TAKEOVER, actor=user)
+
+
+@transaction.atomic
+def takeover_release(*, project: Project, user: Any) -> None:
+    """Hand the briefing back to the agents; client turns still waiting are processed."""
+    from briefing.tasks import project_drain
+
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    if not project.taken_over_by_id:
+        raise ApplicationError("the briefing is not taken over")
+    project.taken_over_by = None
+    project.save(update_fields=["taken_over_by", "updated_at"])
+    event_record(project=project, kind=Kind.PRODUCER_RELEASED, actor=user)
+    _requeue_waiting(project)
+    transaction.on_commit(lambda: project_drain.delay(project.pk))
+
+
+def _requeue_waiting(project: Project) -> None:
+    project.turns.filter(status=Turn.Status.WAITING_PRODUCER).update(
+        status=Turn.Status.RECEIVED, claimed_at=None
+    )
+
+
+@transaction.atomic
+def producer_message_post(*, project: Project, text: str, user: Any) -> Turn:
+    """A producer's message to the client; it answers every client turn waiting for one."""
+    if not text.strip():
+        raise ApplicationError("the message is empty")
+    stage = current_stage(project)
+    turn = turn_append(
+        project=project, role=Turn.Role.PRODUCER, text=text.strip(),
+        stage_key=stage.key if stage else "", author=user,
+    )  # fmt: skip
+    project.turns.filter(status=Turn.Status.WAITING_PRODUCER).update(
+        status=Turn.Status.DONE, processed_at=timezone.now()
+    )
+    event_record(project=project, kind=Kind.PRODUCER_MESSAGE, turn=turn, actor=user)
+    return turn
+
+
+@transaction.atomic
+def project_pause(*, project: Project, user: Any) -> None:
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    if project.status != Project.Status.ACTIVE:
+        raise ApplicationError(f"a {project.status} briefing cannot be paused")
+    project.status = Project.Status.PAUSED
+    project.save(update_fields=["status", "updated_at"])
+    event_record(project=project, kind=Kind.PROJECT_PAUSED, actor=user)
+
+
+@transaction.atomic
+def project_resume(*, project: Project, user: Any) -> None:
+    from briefing.tasks import project_drain
+
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    if project.status != Project.Status.PAUSED:
+        raise ApplicationError("only a paused briefing can be resumed")
+    project.status = Project.Status.ACTIVE
+    project.save(update_fields=["status", "updated_at"])
+    event_record(project=project, kind=Kind.PROJECT_RESUMED, actor=user)
+    _requeue_waiting(project)
+    transaction.on_commit(lambda: project_drain.delay(project.pk))
+
+
+@transaction.atomic
+def stage_reopen(*, project: Project, stage_key: str, user: Any) -> StageRun:
+    """Open a closed stage again: it becomes the current stage (later stages keep their
+    fields and are passed again when this one closes)."""
+    stage = StageRun.objects.select_for_update().get(project=project, key=stage_key)
+    if stage.status != StageRun.Status.CLOSED:
+        raise ApplicationError(f"{stage_key} is not closed")
+    project.stages.filter(status=StageRun.Status.OPEN).exclude(pk=stage.pk).update(
+        status=StageRun.Status.PENDING
+    )
+    stage.status, stage.closed_by, stage.closed_at = StageRun.Status.OPEN, "", None
+    stage.save()
+    if project.status == Project.Status.COMPLETED:
+        project.status, project.completed_at = Project.Status.ACTIVE, None
+        project.save(update_fields=["status", "completed_at", "updated_at"])
+    event_record(project=project, kind=Kind.STAGE_REOPENED, stage_key=stage_key, actor=user)
+    return stage
+
+
+@transaction.atomic
+def stage_force_close(*, project: Project, stage_key: str, user: Any, reason: str = "") -> StageRun:
+    """Close a stage as a producer; with required fields missing, a reason is required."""
+    from briefing.orchestrator import project_complete_if_done
+
+    spec = spec_for(project, stage_key)
+    stage = StageRun.objects.select_for_update().get(project=project, key=stage_key)
+    if stage.status == StageRun.Status.CLOSED:
+        raise ApplicationError(f"{stage_key} is already closed")
+    missing = spec.missing(stage.fields)
+    if missing and not reason.strip():
+        raise ApplicationError(
+            f"required fields are missing ({', '.join(missing)}): give a reason",
+            extra={"missing": missing},
+        )
+    stage.status, stage.closed_by, stage.closed_at = (
+        StageRun.Status.CLOSED, StageRun.ClosedBy.PRODUCER, timezone.now(),
+    )  # fmt: skip
+    stage.summary = spec.summary(stage.fields, project.language)
+    stage.save()
+    _profile_sync(project)
+    event_record(
+        project=project, kind=Kind.STAGE_CLOSED, stage_key=stage_key,
+        data={"by": "producer", "missing": missing, "reason": reason.strip()}, actor=user,
+    )  # fmt: skip
+    project_complete_if_done(project)
+    return stage

@@ -1,0 +1,70 @@
+"""What a briefing stage is: its answer schema, required fields, status flag, prompt and the
+rules agent's question templates. Stages are data; the orchestrator knows only this shape."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import Field
+
+from llmkit.fields import StructuredModel
+
+LANGUAGES = ("ru", "uk", "en")
+
+
+class StageAnswer(StructuredModel):
+    """Every stage agent answers with this much: a message to the client, the stage's own
+    fields (declared by the subclass) and a status flag named `<stage>Status`."""
+
+    message: str = Field(max_length=2000)
+
+
+# Reads a value the rules agent finds in a client's direct answer to its question:
+# (the client's text, the language) -> the field's value or None.
+AnswerReader = Callable[[str, str], Any]
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """One stage of a briefing type.
+
+    `answer_model` is the pydantic model of the agent's JSON; `fields` are the keys of the
+    stage's own fields in that model (everything but `message` and the status flag), in
+    the order the rules agent asks for them; `required` the ones the gate insists on.
+    `questions[language][field]` are the rules agent's questions (Russian, Ukrainian,
+    English); `opening[language]` greets the client when the stage starts. `prompt` is the
+    stage's short English instruction block (role, task, one example question); the response
+    schema is appended by the engine from `answer_model`, so it cannot drift from the code.
+    `readers[field]` lets the rules agent take a direct answer to its own question.
+    `prefill` maps pre-parse finding kinds to this stage's fields.
+    `summary(fields, language)` writes the stage's summary line(s) from its fields (code,
+    never the model).
+    """
+
+    key: str
+    title: str
+    answer_model: type[StageAnswer]
+    status_field: str
+    fields: tuple[str, ...]
+    required: tuple[str, ...]
+    prompt: str
+    questions: Mapping[str, Mapping[str, str]]
+    opening: Mapping[str, str]
+    summary: Callable[[Mapping[str, Any], str], str]
+    readers: Mapping[str, AnswerReader] = field(default_factory=dict)
+    # Which pre-parse finding fills which field: {"money": "budget", "deadline": ...}; kinds
+    # are those of `briefing.prefill.PREFILL_KINDS`.
+    prefill: Mapping[str, str] = field(default_factory=dict)
+    # Fields whose value is locked once known, and under which key: {"clientName":
+    # "client_name"}. Locks are shared by all stages of a project.
+    locks: Mapping[str, str] = field(default_factory=dict)
+
+    def missing(self, values: Mapping[str, Any]) -> list[str]:
+        """Required fields still empty (None, "", [] count as empty; False does not)."""
+        return [name for name in self.required if is_empty(values.get(name))]
+
+
+def is_empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}

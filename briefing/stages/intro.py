@@ -1,0 +1,142 @@
+"""Stage 1, intro: who the client is, how to reach them and what kind of project it is."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import Field
+
+from briefing.stages import (
+    StageFields,
+    Text,
+    check_stage,
+    labelled_lines,
+    labels_for,
+    read_contact,
+    read_name,
+    read_text,
+    stage_prompt,
+)
+from briefing.stages.base import StageAnswer, StageSpec
+
+
+class IntroFields(StageFields):
+    clientName: Text = Field(
+        default=None, description="The person or company the client speaks for, as written"
+    )
+    company: Text = Field(default=None, description="The client's company")
+    contact: Text = Field(default=None, description="A phone number or an e-mail address")
+    role: Text = Field(default=None, description="The client's role in the project")
+    projectType: Text = Field(
+        default=None, description='The kind of project, e.g. "promo video", "podcast"'
+    )
+
+
+class IntroAnswer(IntroFields, StageAnswer):
+    introStatus: bool = False
+
+
+REQUIRED = ("clientName", "contact", "projectType")
+
+TITLES = {"ru": "Знакомство", "uk": "Знайомство", "en": "Introduction"}
+
+QUESTIONS = {
+    "ru": {
+        "clientName": "Как вас зовут или от имени какой компании вы обращаетесь?",
+        "company": "Какую компанию вы представляете?",
+        "contact": "Как с вами удобнее связаться? Оставьте, пожалуйста, телефон или e-mail.",
+        "role": "Какая у вас роль в проекте?",
+        "projectType": "Какой проект вы задумали: промо-ролик, подкаст, клип или что-то другое?",
+    },
+    "uk": {
+        "clientName": "Як вас звати або від імені якої компанії ви звертаєтеся?",
+        "company": "Яку компанію ви представляєте?",
+        "contact": "Як із вами зручніше зв’язатися? Залиште, будь ласка, телефон або e-mail.",
+        "role": "Яка ваша роль у проєкті?",
+        "projectType": "Який проєкт ви задумали: проморолик, подкаст, кліп чи щось інше?",
+    },
+    "en": {
+        "clientName": "What is your name, or which company are you contacting us for?",
+        "company": "Which company do you represent?",
+        "contact": "How can we reach you? Please leave a phone number or an e-mail address.",
+        "role": "What is your role in the project?",
+        "projectType": (
+            "What kind of project do you have in mind: a promo video, a podcast, "
+            "a music video or something else?"
+        ),
+    },
+}
+
+OPENING = {
+    "ru": "Здравствуйте! Я помогу составить бриф для вашего видеопроекта. "
+    "Для начала — пара вопросов о вас.",
+    "uk": "Вітаю! Я допоможу скласти бриф для вашого відеопроєкту. "
+    "Спершу — кілька запитань про вас.",
+    "en": "Hello! I will help you put together a brief for your video project. "
+    "First, a few questions about you.",
+}
+
+LABELS = {
+    "ru": {
+        "clientName": "Клиент",
+        "company": "Компания",
+        "role": "Роль",
+        "contact": "Контакт",
+        "projectType": "Проект",
+    },
+    "uk": {
+        "clientName": "Клієнт",
+        "company": "Компанія",
+        "role": "Роль",
+        "contact": "Контакт",
+        "projectType": "Проєкт",
+    },
+    "en": {
+        "clientName": "Client",
+        "company": "Company",
+        "role": "Role",
+        "contact": "Contact",
+        "projectType": "Project",
+    },
+}
+
+
+def summary(fields: Mapping[str, Any], language: str) -> str:
+    """ "Клиент: …", "Компания: …", "Роль: …", "Контакт: …", "Проект: …", one a line."""
+    order = ("clientName", "company", "role", "contact", "projectType")
+    return "\n".join(labelled_lines(fields, labels_for(LABELS, language), order))
+
+
+STAGE = StageSpec(
+    key="intro",
+    title=TITLES["en"],
+    answer_model=IntroAnswer,
+    status_field="introStatus",
+    fields=("clientName", "company", "contact", "role", "projectType"),
+    required=REQUIRED,
+    prompt=stage_prompt(
+        stage="intro",
+        collect=(
+            "the client's name (or the company they speak for), company, role, "
+            "a contact (phone or e-mail) and the project type (promo video, podcast, ...)"
+        ),
+        status_field="introStatus",
+        required=REQUIRED,
+        example="How can we reach you: a phone number or an e-mail?",
+    ),
+    questions=QUESTIONS,
+    opening=OPENING,
+    summary=summary,
+    readers={
+        "clientName": read_name,
+        "company": read_text,
+        "contact": read_contact,
+        "role": read_text,
+        "projectType": read_text,
+    },
+    prefill={"contact": "contact"},
+    # The client's name must not drift between stages (DESIGN.md, the lock layer).
+    locks={"clientName": "client_name"},
+)
+check_stage(STAGE)

@@ -1,0 +1,31 @@
+"""Celery entry points of the briefing app."""
+
+from celery import shared_task
+from celery.signals import worker_ready
+
+from briefing.orchestrator import project_turns_drain, turns_pending_project_ids
+
+
+@shared_task(bind=True, acks_late=True, max_retries=None)
+def project_drain(self, project_id: int) -> None:
+    """Process a project's waiting client turns in order. Safe to run twice: each turn is
+    claimed with a conditional update (acks_late: a killed worker's message is delivered
+    again, and the turn it held is taken over when its claim expires)."""
+    wait_s = project_turns_drain(project_id=project_id)
+    if wait_s is not None:
+        raise self.retry(countdown=max(1, round(wait_s)))
+
+
+@shared_task
+def turns_sweep() -> int:
+    """Queue the drain of every project with a client turn left unprocessed (a lost message,
+    a worker killed mid-turn). Runs when a worker starts and on the beat schedule."""
+    project_ids = turns_pending_project_ids()
+    for project_id in project_ids:
+        project_drain.delay(project_id)
+    return len(project_ids)
+
+
+@worker_ready.connect
+def _sweep_on_start(sender, **kwargs) -> None:
+    turns_sweep.delay()

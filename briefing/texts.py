@@ -1,0 +1,26 @@
+"""Replies written by code, never by a model: holding replies, the closing message."""
+
+from __future__ import annotations
+
+_TEXTS: dict[str, dict[str, str]] = {
+    "holding": {
+        "ru": "Спасибо! Мне нужно немного времени, чтобы всё уточнить, — скоро вернусь с ответом.",
+        "uk": "Дякую! Мені потрібно трохи часу, щоб усе уточнити, — незабаром повернуся.",
+        "en": "Thank you! I need a moment to check the details and will get back to you shortly.",
+    },
+    "completed": {
+        "ru": "Спасибо, бриф собран! Продюсер изучит его и свяжется с вами.",
+        "uk": "Дякую, бриф зібрано! Продюсер ознайомиться з ним і зв'яжеться з вами.",
+        "en": "Thank you, the brief is complete! Your producer will review it and get in touch.",
+    },
+    "already_completed": {
+        "ru": "Бриф уже собран — продюсер получил ваше сообщение и ответит вам.",
+        "uk": "Бриф уже зібрано — продюсер отримав ваше повідомлення й відповість вам.",
+        "en": "The brief is already complete; your producer has your message and will reply.",
+    },
+}
+
+
+def text(name: str, language: str) -> str:
+    texts = _TEXTS[name]
+    return texts.get(language) or texts["en"]
