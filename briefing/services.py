@@ -83,6 +83,7 @@ def _next_seq(project: Project) -> int:
     return (project.turns.aggregate(top=Max("seq"))["top"] or 0) + 1
 
 
+@transaction.atomic
 def turn_append(
     *,
     project: Project,
@@ -95,7 +96,7 @@ def turn_append(
     author: Any = None,
     meta: Mapping[str, Any] | None = None,
 ) -> Turn:
-    """Append one transcript line; the caller holds a transaction."""
+    """Append one transcript line (the project row is locked while its number is taken)."""
     Project.objects.select_for_update().filter(pk=project.pk).first()
     return Turn.objects.create(
         project=project, seq=_next_seq(project), role=role, text=text, stage_key=stage_key,

@@ -45,3 +45,14 @@ def smollm2():
     from llmkit.providers.local import LocalLlamaProvider
 
     return LocalLlamaProvider(seed=7)
+
+
+@pytest.fixture
+def eager_off(settings):
+    """Send tasks to the broker for real (the suite otherwise runs them in process)."""
+    from celery import current_app
+
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    current_app.conf.task_always_eager = False
+    yield
+    current_app.conf.task_always_eager = True

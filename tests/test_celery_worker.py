@@ -69,16 +69,6 @@ def _run_through_worker(broker_url: str, extra_env: dict[str, str], source_id: s
     assert call.outcome != "failed"
 
 
-@pytest.fixture
-def eager_off(settings):
-    settings.CELERY_TASK_ALWAYS_EAGER = False
-    from celery import current_app
-
-    current_app.conf.task_always_eager = False
-    yield
-    current_app.conf.task_always_eager = True
-
-
 @pytest.mark.services
 @pytest.mark.django_db(transaction=True)
 def test_worker_over_redis(postgres, redis_url, eager_off):
