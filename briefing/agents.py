@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import contextvars
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from briefing.context import stage_prompt
@@ -32,7 +32,8 @@ class StageCall:
     # The field the agent asked about last in this stage (the rules agent reads the
     # client's next message as the answer to it).
     asked_field: str | None = None
-    client_texts: Sequence[str] = field(default_factory=tuple)
+    # Everything the client wrote so far; a callable, read only when an answer holds a number.
+    client_texts: Callable[[], Sequence[str]] = tuple  # type: ignore[assignment]
 
 
 # "500000", "500 000", "1 500 000" written by a person: one number each.
@@ -71,25 +72,32 @@ def _numbers_said_validator(call: StageCall):
     """A number the agent fills in must be one the client wrote (or one already known)."""
     from llmkit.extract import find_money, parse_number
 
-    said: set[int | float] = set()
-    for text in call.client_texts:
-        said |= {m.value for m in find_money(text)}
-        number = parse_number(text)
-        if number is not None:
-            said.add(number)
-        said |= {int(re.sub(r"\D", "", digits)) for digits in _DIGIT_GROUPS.findall(text)}
+    def numbers_said() -> set[int | float]:
+        said: set[int | float] = set()
+        for text in call.client_texts():
+            said |= {m.value for m in find_money(text)}
+            number = parse_number(text)
+            if number is not None:
+                said.add(number)
+            said |= {int(re.sub(r"\D", "", digits)) for digits in _DIGIT_GROUPS.findall(text)}
+        return said
+
+    said: set[int | float] | None = None
 
     def check(value: Any, context: Mapping[str, Any]) -> Iterable[FieldError]:
+        nonlocal said
         errors = []
-        for name, info in call.spec.answer_model.model_fields.items():
+        for name in call.spec.answer_model.model_fields:
             number = getattr(value, name, None)
             if (
-                isinstance(number, int)
-                and not isinstance(number, bool)
-                and info.annotation is not bool
-                and number not in said
-                and number != call.known.get(name)
+                not isinstance(number, int)
+                or isinstance(number, bool)
+                or number == call.known.get(name)
             ):
+                continue
+            if said is None:
+                said = numbers_said()
+            if number not in said:
                 errors.append(
                     FieldError(
                         path=name,

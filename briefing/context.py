@@ -34,6 +34,24 @@ def _quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+_stage_blocks: dict[tuple[str, type], str] = {}
+
+
+def _stage_block(spec: StageSpec) -> str:
+    """The stage's instructions and schema: the same text for every call of the stage, so
+    it is rendered once per process (schema generation is the costly part)."""
+    key = (spec.key, spec.answer_model)
+    if key not in _stage_blocks:
+        schema = spec.answer_model.model_json_schema()
+        _stage_blocks[key] = (
+            f"Stage: {spec.title}\n{spec.prompt.strip()}\n"
+            f"Required fields: {', '.join(spec.required) or 'none'}; "
+            f"status flag: {spec.status_field}.\n"
+            f"Response JSON schema: {stable_json(schema)}"
+        )
+    return _stage_blocks[key]
+
+
 def stage_prompt(
     *,
     spec: StageSpec,
@@ -46,13 +64,7 @@ def stage_prompt(
 ) -> Prompt:
     """`turns` are (role, text) of THIS stage only, oldest first, already cut to the last
     few; `known` the stage's fields so far; `summaries` those of closed stages."""
-    schema = spec.answer_model.model_json_schema()
-    stage_block = (
-        f"Stage: {spec.title}\n{spec.prompt.strip()}\n"
-        f"Required fields: {', '.join(spec.required) or 'none'}; "
-        f"status flag: {spec.status_field}.\n"
-        f"Response JSON schema: {stable_json(schema)}"
-    )
+    stage_block = _stage_block(spec)
     state_lines = ["Locked entities (use exactly as written):"]
     state_lines += [f"- {key}: {_quoted(value)}" for key, value in sorted(locks.items())] or [
         "- none"

@@ -5,6 +5,7 @@ only if the turn is still this worker's claim."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 from dataclasses import dataclass, field
 from typing import Any
@@ -111,6 +112,16 @@ class _TurnWork:
     replies: list[_Reply] = field(default_factory=list)
     new_locks: dict[str, str] = field(default_factory=dict)
     turn_status: str = Turn.Status.DONE
+    # How each stage looked when the turn began: only changed ones are written back.
+    stages_before: dict[int, tuple] = field(default_factory=dict)
+    _client_texts: list[str] | None = None
+
+    def client_texts(self) -> list[str]:
+        """Everything the client wrote up to this turn (numbers must come from here)."""
+        if self._client_texts is None:
+            earlier = self.project.turns.filter(role=Turn.Role.CLIENT, seq__lt=self.turn.seq)
+            self._client_texts = [*earlier.values_list("text", flat=True), self.turn.text]
+        return self._client_texts
 
     def event(self, kind: str, stage_key: str = "", **data: Any) -> None:
         self.events.append((kind, stage_key, data))
@@ -124,11 +135,13 @@ class _TurnWork:
 
 def turn_process(turn: Turn) -> None:
     project = Project.objects.get(pk=turn.project_id)
+    stages = list(project.stages.order_by("order"))
     work = _TurnWork(
         project=project,
         turn=turn,
-        stages=list(project.stages.order_by("order")),
+        stages=stages,
         locks={lock.key: lock for lock in project.locks.all()},
+        stages_before={s.pk: _stage_state(s) for s in stages},
     )
     _decide(work)
     _commit(work)
@@ -218,44 +231,41 @@ def _close(work: _TurnWork, stage: StageRun, *, by: str) -> None:
     work.event(Kind.STAGE_CLOSED, stage.key, by=by)
 
 
-def _stage_turns(work: _TurnWork, stage: StageRun) -> list[tuple[str, str]]:
-    recent = (
+def _stage_history(work: _TurnWork, stage: StageRun) -> tuple[list[tuple[str, str]], str | None]:
+    """The last turns of THIS stage (this client message included) and the field the agent
+    asked about last: one query."""
+    recent = list(
         work.project.turns.filter(stage_key=stage.key, seq__lt=work.turn.seq)
         .exclude(role=Turn.Role.SYSTEM)
-        .order_by("-seq")[: max(settings.BRIEFING_CONTEXT_TURNS - 1, 0)]
+        .order_by("-seq")
+        .only("role", "text", "meta")[: max(settings.BRIEFING_CONTEXT_TURNS - 1, 1)]
     )
+    asked = next((t.meta.get("asked_field") for t in recent if t.role == Turn.Role.AGENT), None)
     turns = [(t.role, t.text) for t in reversed(recent)]
+    if settings.BRIEFING_CONTEXT_TURNS < 2:
+        turns = []
     if work.turn.stage_key == stage.key:
         turns.append(("client", work.turn.text))
-    return turns
+    return turns, asked
 
 
-def _asked_field(work: _TurnWork, stage: StageRun) -> str | None:
-    last = (
-        work.project.turns.filter(stage_key=stage.key, role=Turn.Role.AGENT, seq__lt=work.turn.seq)
-        .order_by("-seq")
-        .first()
-    )
-    return last.meta.get("asked_field") if last else None
-
-
-def _client_texts(work: _TurnWork) -> list[str]:
-    earlier = work.project.turns.filter(role=Turn.Role.CLIENT, seq__lt=work.turn.seq)
-    return [*earlier.values_list("text", flat=True), work.turn.text]
+def _stage_state(stage: StageRun) -> tuple:
+    return (stage.status, stage.fields, stage.summary, stage.closed_by, stage.closed_at)
 
 
 def _run_stage(work: _TurnWork, stage: StageRun, *, opening: bool) -> None:
     spec = work.spec(stage)
+    turns, asked_before = ([], None) if opening else _stage_history(work, stage)
     call = StageCall(
         spec=spec,
         known=dict(stage.fields),
         locks=work.lock_values(),
         summaries=[s.summary for s in work.stages if s.status == StageRun.Status.CLOSED],
-        turns=[] if opening else _stage_turns(work, stage),
+        turns=turns,
         language=work.project.language,
         opening=opening,
-        asked_field=None if opening else _asked_field(work, stage),
-        client_texts=_client_texts(work),
+        asked_field=asked_before,
+        client_texts=work.client_texts,
     )
     result, record = stage_agent_run(call, source_id=str(work.turn.pk), raw_input=work.turn.text)
     violations = [
@@ -349,8 +359,11 @@ def _first_provider() -> str:
 def _advance(work: _TurnWork, *, after: StageRun, call: Any) -> None:
     """Open the next stage not yet closed (skipping those the pre-parse closed) and let its
     agent ask the opening question in this same turn."""
-    skipped_before = set(
-        work.project.events.filter(kind=Kind.STAGE_SKIPPED).values_list("stage_key", flat=True)
+    prefilled = any(s.closed_by == StageRun.ClosedBy.PREFILL for s in work.stages)
+    skipped_before = (
+        set(work.project.events.filter(kind=Kind.STAGE_SKIPPED).values_list("stage_key", flat=True))
+        if prefilled
+        else set()
     )
     passed = False
     for stage in work.stages:
@@ -406,37 +419,53 @@ def project_complete_if_done(project: Project) -> bool:
     return True
 
 
-@transaction.atomic
+class _ClaimLost(Exception):
+    """The turn's claim expired and another worker took it: this result is dropped."""
+
+
 def _commit(work: _TurnWork) -> None:
-    turn = Turn.objects.select_for_update().get(pk=work.turn.pk)
-    if turn.status != Turn.Status.PROCESSING or turn.claimed_at != work.turn.claimed_at:
-        return  # our claim expired and another worker took the turn: its result stands
-    project = Project.objects.select_for_update().get(pk=work.project.pk)
-    project.language = work.project.language
-    project.status = work.project.status
-    project.brief = work.project.brief
-    project.summary_markdown = work.project.summary_markdown
-    project.completed_at = work.project.completed_at
-    project.profile = {s.key: s.fields for s in work.stages}
-    project.save()
+    with contextlib.suppress(_ClaimLost):  # the other worker's result stands
+        _write(work)
+
+
+@transaction.atomic
+def _write(work: _TurnWork) -> None:
+    # The claim is checked and released by one conditional UPDATE, which also locks the turn.
+    finished = Turn.objects.filter(
+        pk=work.turn.pk, status=Turn.Status.PROCESSING, claimed_at=work.turn.claimed_at
+    ).update(status=work.turn_status, stage_key=work.turn.stage_key, processed_at=timezone.now())
+    if not finished:
+        raise _ClaimLost
+    project = work.project
+    # The UPDATE locks the project row until commit, so reply numbers cannot collide.
+    Project.objects.filter(pk=project.pk).update(
+        language=project.language, status=project.status, brief=project.brief,
+        summary_markdown=project.summary_markdown, completed_at=project.completed_at,
+        profile={s.key: s.fields for s in work.stages}, updated_at=timezone.now(),
+    )  # fmt: skip
     for stage in work.stages:
-        stage.save()
+        if work.stages_before.get(stage.pk) != _stage_state(stage):
+            stage.save()
     for key, value in work.new_locks.items():
         LockedEntity.objects.get_or_create(
             project=project, key=key,
             defaults={"value": value, "source": LockedEntity.Source.CLIENT},
         )  # fmt: skip
     BriefingEvent.objects.bulk_create(
-        BriefingEvent(project=project, turn=turn, kind=kind, stage_key=stage_key, data=data)
+        BriefingEvent(project=project, turn=work.turn, kind=kind, stage_key=stage_key, data=data)
         for kind, stage_key, data in work.events
     )
     seq = _next_seq(project)
-    for offset, reply in enumerate(work.replies):
-        Turn.objects.create(
-            project=project, seq=seq + offset, role=Turn.Role.AGENT, text=reply.text,
-            stage_key=reply.stage_key, reply_to=turn, call=reply.call, meta=reply.meta,
-        )  # fmt: skip
-    turn.status = work.turn_status
-    turn.stage_key = work.turn.stage_key
-    turn.processed_at = timezone.now()
-    turn.save(update_fields=["status", "stage_key", "processed_at"])
+    Turn.objects.bulk_create(
+        Turn(
+            project=project,
+            seq=seq + offset,
+            role=Turn.Role.AGENT,
+            text=reply.text,
+            stage_key=reply.stage_key,
+            reply_to=work.turn,
+            call=reply.call,
+            meta=reply.meta,
+        )
+        for offset, reply in enumerate(work.replies)
+    )

@@ -83,7 +83,7 @@ def _next_seq(project: Project) -> int:
     return (project.turns.aggregate(top=Max("seq"))["top"] or 0) + 1
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def turn_append(
     *,
     project: Project,

@@ -30,7 +30,6 @@ def llm_chain() -> Provider:
     return chain_from_env(environ, rules_responder=import_string(settings.LLM_RULES_RESPONDER))
 
 
-@transaction.atomic
 def structured_call_record(
     *,
     result: StructuredResult,
@@ -63,9 +62,14 @@ def structured_call_record(
         source_kind=source_kind,
         source_id=str(source_id),
     )
-    call.full_clean()
-    call.save()
-    if not result.ok:
+    # The database enforces the check constraints; validating them here costs a query on
+    # every model call.
+    call.full_clean(validate_constraints=False)
+    if result.ok:
+        call.save()
+        return call
+    with transaction.atomic():
+        call.save()
         dead_letter = DeadLetter(
             call=call,
             source_kind=source_kind,
@@ -84,7 +88,7 @@ def structured_call_record(
                 "completion_tokens": usage.completion_tokens,
             },
         )
-        dead_letter.full_clean()
+        dead_letter.full_clean(validate_constraints=False)
         dead_letter.save()
     return call
 

@@ -67,56 +67,58 @@ _MARKERS: dict[str, re.Pattern[str]] = {
     "fr": re.compile(r"[èêëàâçœùûîô]"),
 }
 
+
 # Function words: frequent, short, and (mostly) owned by one language. A word listed for
 # two languages counts for both, so "was" (English and German) or "de" (French and
 # Spanish) never decides alone. Words that already carry a marker letter are omitted:
 # the marker counts for them.
+def _wordset(words: str) -> frozenset[str]:
+    """Space-separated words, folded (ё→е) as the text is, so one spelling per word."""
+    return frozenset(words.replace("ё", "е").split())
+
+
 _STOPWORDS: dict[str, frozenset[str]] = {
-    "ru": frozenset(
+    "ru": _wordset(
         "и что как но или если когда где чтобы нужно нужен нужна нужны надо можно хочу хотим "
         "хотелось очень спасибо пожалуйста хорошо нет да он она они его ее их меня мне нам "
         "нас вас вам тебе тебя с со к ко от уже еще сейчас тоже также какой какая какое "
         "какие который которая которые сколько привет здравствуйте будет был была было "
         "только даже ли же бы без под над через после для сделать снять делаете можете "
-        "есть ничего всего всё все".split()
+        "есть ничего всего всё все так этот эта эти вот поэтому потому однако"
     ),
-    "uk": frozenset(
+    "uk": _wordset(
         "що як але або чи та й якщо коли де щоб треба потрібно потрібен потрібна можна хочу "
         "хочемо дуже дякую добре ні так він вона вони його її їх мене мені нам нас вас вам "
         "тобі тебе з зі із від до вже ще зараз теж також який яка яке які скільки привіт "
         "вітаю буде був була було тільки лише навіть без під над через після для зробити "
-        "зняти робите можете є нічого все усе".split()
+        "зняти робите можете є нічого все усе це цей ця цю цього цієї ось бо отже проте однак"
     ),
-    "en": frozenset(
+    "en": _wordset(
         "the a an and or but if when where what which who how is are was were be been have "
         "has had do does did we you they it this that these those our your my me us i to "
         "of in on at for with from by about can could would should will need want please "
-        "thanks thank hello hi yes no not just also so then than there here".split()
+        "thanks thank hello hi yes no not just also so then than there here"
     ),
-    "de": frozenset(
+    "de": _wordset(
         "der die das den dem des und oder aber wenn wie was wer wo ist sind war waren sein "
         "haben hat hatte ich wir sie du ihr es ein eine einen einem einer nicht auch noch "
         "schon mit von zu für auf bei aus nach um können kann könnte möchten möchte wollen "
         "brauchen brauche bitte danke hallo ja nein sehr unser unsere uns mich mir dich dir "
-        "ihnen ihre ihr".split()
+        "ihnen ihre ihr"
     ),
-    "fr": frozenset(
+    "fr": _wordset(
         "le la les un une des du de et ou mais si quand comme que qui quoi est sont était "
         "avoir avons avez nous vous ils elles je tu il elle ce cette ces notre nos votre vos "
         "pour avec dans sur par pas plus aussi bonjour merci oui non besoin voudrions "
-        "voudrais pouvez peux faire très au aux où ça déjà été être".split()
+        "voudrais pouvez peux faire très au aux où ça déjà été être"
     ),
-    "es": frozenset(
+    "es": _wordset(
         "el la los las un una unos unas del de y o pero si cuando como que quien es son era "
         "fue estar está están ser tener tenemos tiene nosotros usted ustedes yo tú él ella "
         "ellos este esta estos estas nuestro nuestra nuestros su sus para con en por sin no "
         "más también hola gracias sí necesitamos necesito queremos quiero puede pueden "
-        "hacer muy al qué cómo dónde cuál cuándo cuánto cuánta está aquí".split()
+        "hacer muy al qué cómo dónde cuál cuándo cuánto cuánta está aquí"
     ),
-}
-# Folded (ё→е, lower case) so a lookup needs one spelling per word.
-_STOPWORDS = {
-    lang: frozenset(w.replace("ё", "е") for w in words) for lang, words in _STOPWORDS.items()
 }
 _WORD_LANGS: dict[str, tuple[str, ...]] = {}
 for _lang, _words in _STOPWORDS.items():
@@ -231,7 +233,7 @@ def detect_language(text: str, *, default: str = "en") -> str:
 
 
 def _canonical(code: str) -> str:
-    """"ru-RU", "RU" and "ru_ru" are all "ru"."""
+    """ "ru-RU", "RU" and "ru_ru" are all "ru"."""
     return re.split(r"[-_]", code.strip(), maxsplit=1)[0].lower() if isinstance(code, str) else ""
 
 

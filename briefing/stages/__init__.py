@@ -85,8 +85,21 @@ def collapse(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+# A short answer that only hesitates ("Хм, пока не знаю", "not sure yet") answers nothing:
+# the agent asks again rather than writing the hesitation into the brief.
+_HESITATION = re.compile(
+    r"не\s+знаю|не\s+уверен|подумать|подумаю|затрудняюсь|не\s+впевнен|подумати|не\s+знаю"
+    r"|don[’']?t\s+know|not\s+sure|no\s+idea|let\s+me\s+think|need\s+to\s+think",
+    re.IGNORECASE,
+)
+MAX_HESITATION_WORDS = 6
+
+
 def _is_nothing(text: str) -> bool:
-    return text.lower().replace("ё", "е").rstrip(".!…") in _NOTHING
+    lowered = text.lower().replace("ё", "е").rstrip(".!…")
+    if lowered in _NOTHING:
+        return True
+    return len(lowered.split()) <= MAX_HESITATION_WORDS and bool(_HESITATION.search(lowered))
 
 
 def read_text(text: str, language: str) -> str | None:
@@ -203,8 +216,8 @@ def split_list(text: str) -> list[str]:
 
 def read_list(text: str, language: str) -> list[str] | None:
     """A list answer split on commas, semicolons, new lines and "и" / "and" / "та" / "і"."""
-    if not isinstance(text, str):
-        return None
+    if not isinstance(text, str) or _is_nothing(collapse(text)):
+        return None  # "Хм, пока не знаю" is no list of two items
     return split_list(text) or None
 
 

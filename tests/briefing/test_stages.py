@@ -459,3 +459,22 @@ def test_stage_titles_are_localised():
     assert stage_title(vision, "uk") == "Ідея проєкту"
     assert stage_title(vision, "en") == vision.title == "Core vision"
     assert stage_title(vision, "de") == "Core vision"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Хм, пока не знаю", "Не уверен, надо подумать", "not sure yet", "Ще не знаю, треба подумати"],
+)
+def test_hesitation_is_no_answer(text):
+    from briefing.stages import read_list, read_name, read_text
+
+    assert read_text(text, "ru") is None
+    assert read_name(text, "ru") is None
+    assert read_list(text, "ru") is None
+
+
+def test_a_long_answer_that_hesitates_first_is_still_an_answer():
+    from briefing.stages import read_text
+
+    text = "Не знаю точно, но думаю про молодых родителей в больших городах"
+    assert read_text(text, "ru") == text

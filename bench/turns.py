@@ -1,0 +1,171 @@
+"""Benchmark of the briefing engine: orchestration overhead per turn, prompt size of the
+staged design against one monolithic prompt, and the cacheable share of prompt tokens.
+
+    python -m bench.turns [--briefings 20]
+
+Runs on PostgreSQL (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/
+briefing_bench; the database is created if missing and emptied first) with the rules
+agent, turns processed in process through the real task code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+BENCH_DB = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/briefing_bench")
+
+# An orderly Russian client, then the same client hesitating ("пока не знаю" is no answer:
+# the agent asks again) before every answer but the last, twice before the first four:
+# a 30-turn conversation.
+ANSWERS = [
+    "Анна Петрова, компания «Вкусно»",
+    "+7 916 123-45-67",
+    "Рекламный ролик для соцсетей",
+    "Кофейня «Зерно»",
+    "Показать утренний ритуал с нашим кофе",
+    "Привлечь новых гостей в кофейню",
+    "Горожане 25-40 лет",
+    "Видеоролик",
+    "Вертикальное видео 30 секунд",
+    "Основной ролик и три коротких версии",
+    "около 500 тыс рублей",
+    "к 15 марта",
+    "Референсы: https://youtu.be/abc",
+]
+ORDERLY = ["Здравствуйте! Хотим снять ролик.", *ANSWERS]
+HESITANT = ["Здравствуйте! Хотим снять ролик."]
+for index, answer in enumerate(ANSWERS):
+    if index < 4:
+        HESITANT.append("Не уверен, надо подумать")
+    if index < len(ANSWERS) - 1:
+        HESITANT.append("Хм, пока не знаю")
+    HESITANT.append(answer)
+
+
+def _setup_django() -> None:
+    import psycopg
+
+    base, _, name = BENCH_DB.rpartition("/")
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    os.environ["DATABASE_URL"] = BENCH_DB
+    os.environ.setdefault("SECRET_KEY", "bench-only")
+    os.environ["LLM_PROVIDERS"] = "rules"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    call_command("flush", interactive=False, verbosity=0)
+    from celery import current_app
+
+    current_app.conf.task_always_eager = True
+
+
+def _send(project, text):
+    from django.db import transaction
+
+    from briefing.services import turn_receive
+
+    # Outside a test, on_commit runs at commit: the eager task processes the turn there.
+    with transaction.atomic():
+        return turn_receive(project=project, text=text)
+
+
+def overhead(briefings: int) -> None:
+    from briefing.services import project_create
+    from dlq.models import StructuredCall
+
+    per_turn_ms: list[float] = []
+    started = time.perf_counter()
+    turns = 0
+    for index in range(briefings):
+        project = project_create(title=f"Bench {index}", language="ru")
+        for text in ORDERLY:
+            before = time.perf_counter()
+            turn = _send(project, text)
+            elapsed_ms = (time.perf_counter() - before) * 1000
+            model_ms = sum(
+                StructuredCall.objects.filter(source_id=str(turn.pk)).values_list(
+                    "latency_ms", flat=True
+                )
+            )
+            per_turn_ms.append(elapsed_ms - model_ms)
+            turns += 1
+        project.refresh_from_db()
+        assert project.status == "completed", project.status
+    wall = time.perf_counter() - started
+    ordered = sorted(per_turn_ms)
+    p95 = ordered[round(0.95 * (len(ordered) - 1))]
+    print(f"(a) orchestration overhead, rules agent on PostgreSQL: {turns} turns, "
+          f"{briefings} complete briefings")  # fmt: skip
+    print(f"    p50 {statistics.median(per_turn_ms):.1f} ms, p95 {p95:.1f} ms per turn "
+          f"(model time excluded); {turns / wall:.1f} turns/s end to end")  # fmt: skip
+
+
+def monolithic_tokens(history: list[tuple[str, str]], language: str) -> int:
+    """One prompt holding every stage's instructions and schema and the whole history: what
+    a single-agent design sends on every turn."""
+    from briefing.context import CORE_RULES
+    from briefing.stages.registry import stages_for
+    from llmkit.language import reply_language_block
+    from llmkit.prompt import estimate_tokens, stable_json
+
+    parts = [CORE_RULES]
+    for spec in stages_for("production"):
+        parts.append(f"Stage: {spec.title}\n{spec.prompt}")
+        parts.append(stable_json(spec.answer_model.model_json_schema()))
+    parts += [f"{role}: {text}" for role, text in history]
+    parts.append(reply_language_block(language))
+    return estimate_tokens("\n\n".join(parts))
+
+
+def prompt_sizes() -> None:
+    from briefing.services import project_create
+    from dlq.models import StructuredCall
+
+    project = project_create(title="Prompt sizes", language="ru")
+    staged: list[int] = []
+    monolithic: list[int] = []
+    cacheable = total = 0
+    for text in HESITANT:
+        turn = _send(project, text)
+        calls = list(StructuredCall.objects.filter(source_id=str(turn.pk)).order_by("id"))
+        # The prompt that answered the client's message (a stage change adds an opening call).
+        staged.append(calls[0].prompt_tokens_estimate)
+        for call in calls:
+            cacheable += call.cacheable_tokens_estimate
+            total += call.prompt_tokens_estimate
+        history = [(t.role, t.text) for t in project.turns.order_by("seq") if t.seq <= turn.seq]
+        monolithic.append(monolithic_tokens(history, "ru"))
+    project.refresh_from_db()
+    n = len(staged)
+    print(f"(b) estimated prompt tokens per turn over a {n}-turn conversation")
+    print(f"    {'turn':>4} {'staged':>8} {'monolithic':>11}")
+    for index in sorted({1, 2, 5, 10, 15, 20, 25, n}):
+        print(f"    {index:>4} {staged[index - 1]:>8} {monolithic[index - 1]:>11}")
+    print(f"    staged turn {n} / turn 2: {staged[-1] / staged[1]:.2f}x; "
+          f"monolithic: {monolithic[-1] / monolithic[1]:.2f}x")  # fmt: skip
+    print(f"(c) share of prompt tokens in the cacheable prefix: {100 * cacheable / total:.1f}% "
+          f"({cacheable} of {total}, all calls of that conversation)")  # fmt: skip
+    assert project.status == "completed", project.status
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--briefings", type=int, default=20)
+    args = parser.parse_args(argv)
+    _setup_django()
+    overhead(args.briefings)
+    prompt_sizes()
+
+
+if __name__ == "__main__":
+    main()
