@@ -160,7 +160,14 @@ def _decide(work: _TurnWork) -> None:
         project.language = language
     verdict = guard_check(turn.text)
     if verdict is not None:
-        work.replies.append(_Reply(guard_reply(verdict.kind, language), turn.stage_key))
+        # Both sides of the exchange are marked: later stage prompts leave them out, and the
+        # rules agent still reads the next message as the answer to its own last question.
+        turn.meta = {**turn.meta, "guard": verdict.kind}
+        work.replies.append(
+            _Reply(
+                guard_reply(verdict.kind, language), turn.stage_key, meta={"guard": verdict.kind}
+            )
+        )
         work.event(Kind.GUARD_ANSWERED, guard=verdict.kind, matched=verdict.matched)
         return
     if project.status == Project.Status.COMPLETED:
@@ -193,7 +200,9 @@ def _start(work: _TurnWork, stage: StageRun) -> None:
 
 
 def _prefill(work: _TurnWork) -> None:
-    findings = prefill_findings(work.turn.text, today=timezone.localdate())
+    findings = prefill_findings(
+        work.turn.text, today=timezone.localdate(), language=work.project.language
+    )
     if not findings:
         return
     locked_fields = set(work.lock_values())
@@ -237,6 +246,7 @@ def _stage_history(work: _TurnWork, stage: StageRun) -> tuple[list[tuple[str, st
     recent = list(
         work.project.turns.filter(stage_key=stage.key, seq__lt=work.turn.seq)
         .exclude(role=Turn.Role.SYSTEM)
+        .exclude(meta__has_key="guard")
         .order_by("-seq")
         .only("role", "text", "meta")[: max(settings.BRIEFING_CONTEXT_TURNS - 1, 1)]
     )
@@ -404,6 +414,16 @@ def _complete(work: _TurnWork, *, call: Any = None) -> None:
     _finish(work.project, work.stages)
     work.event(Kind.BRIEF_COMPLETED)
     work.replies.append(_Reply(code_text("completed", work.project.language), "", call))
+
+
+def brief_refresh(project: Project) -> None:
+    """Write a completed project's brief and summary again after a producer's change."""
+    if project.status != Project.Status.COMPLETED:
+        return
+    completed_at = project.completed_at
+    _finish(project, list(project.stages.order_by("order")))
+    project.completed_at = completed_at
+    project.save(update_fields=["brief", "summary_markdown", "updated_at"])
 
 
 def project_complete_if_done(project: Project) -> bool:

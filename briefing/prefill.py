@@ -22,11 +22,23 @@ class Finding:
     end: int
 
 
-def prefill_findings(text: str, *, today: datetime.date) -> dict[str, Finding]:
+# Where a number written without a country code is read first, by conversation language.
+PHONE_REGIONS = {"uk": ("UA", "RU")}
+DEFAULT_PHONE_REGIONS = ("RU",)
+
+
+def prefill_findings(
+    text: str, *, today: datetime.date, language: str = "ru"
+) -> dict[str, Finding]:
     """The first finding of each kind: a second amount or date is more likely a detail (the
     price of something else, a shooting day) than the answer."""
     found: dict[str, Finding] = {}
-    phones, emails = find_phones(text), find_emails(text)
+    phones = []
+    for region in PHONE_REGIONS.get(language, DEFAULT_PHONE_REGIONS):
+        phones = find_phones(text, region=region)
+        if phones:
+            break
+    emails = find_emails(text)
     contact = phones[0] if phones else emails[0] if emails else None
     if contact is not None:
         found["contact"] = Finding(

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from briefing.errors import ApplicationError
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
-from briefing.stages.base import StageSpec, is_empty
+from briefing.stages.base import StageSpec
 from briefing.stages.registry import DEFAULT_BRIEFING_TYPE, stages_for
 
 MAX_CLIENT_TEXT = 20_000
@@ -142,7 +142,22 @@ def turn_receive(*, project: Project, text: str) -> Turn:
 
 @transaction.atomic
 def lock_set(*, project: Project, key: str, value: str, user: Any = None) -> LockedEntity:
-    """Lock (or edit) an entity as a producer."""
+    """Lock (or edit) an entity as a producer; the stage fields that carry it follow, as a
+    producer's correction, so the lock and the brief never disagree."""
+    from briefing.orchestrator import brief_refresh
+
+    lock = _lock_write(project=project, key=key, value=value, user=user)
+    for spec in stages_for(project.briefing_type):
+        for field_name, lock_key in spec.locks.items():
+            if lock_key == key:
+                _field_write(
+                    project=project, spec=spec, field=field_name, value=lock.value, user=user
+                )
+    brief_refresh(project)
+    return lock
+
+
+def _lock_write(*, project: Project, key: str, value: str, user: Any) -> LockedEntity:
     value = value.strip()
     if not key or not value:
         raise ApplicationError("a lock needs a key and a value")
@@ -179,16 +194,32 @@ def field_correct(
     *, project: Project, stage_key: str, field: str, value: Any, user: Any = None
 ) -> StageRun:
     """Set one stage field as a producer, validated against the stage's schema; the
-    pre-parse and the agents never overwrite it afterwards."""
+    pre-parse and the agents never overwrite it afterwards. A field that carries a locked
+    entity moves the lock with it."""
+    from briefing.orchestrator import brief_refresh
+
     spec = spec_for(project, stage_key)
     if field not in spec.fields:
         raise ApplicationError(f"{stage_key} has no field {field!r}", extra={"field": field})
-    stage = StageRun.objects.select_for_update().get(project=project, key=stage_key)
+    stage = _field_write(project=project, spec=spec, field=field, value=value, user=user)
+    lock_key = spec.locks.get(field)
+    new_value = stage.fields.get(field)
+    if lock_key and isinstance(new_value, str) and new_value.strip():
+        _lock_write(project=project, key=lock_key, value=new_value, user=user)
+    brief_refresh(project)
+    return stage
+
+
+def _field_write(
+    *, project: Project, spec: StageSpec, field: str, value: Any, user: Any
+) -> StageRun:
+    stage = StageRun.objects.select_for_update().get(project=project, key=spec.key)
     try:
         checked = spec.answer_model.model_validate({"message": "", field: value})
     except ValidationError as error:
         raise ApplicationError(
-            f"{field}: {error.errors()[0]['msg']}", extra={"field": field, "errors": error.errors()}
+            f"{field}: {error.errors()[0]['msg']}",
+            extra={"field": field, "errors": error.errors(include_url=False)},
         ) from None
     new_value = getattr(checked, field)
     old = stage.fields.get(field)
@@ -199,12 +230,9 @@ def field_correct(
     stage.save()
     _profile_sync(project)
     event_record(
-        project=project, kind=Kind.FIELD_CORRECTED, stage_key=stage_key,
+        project=project, kind=Kind.FIELD_CORRECTED, stage_key=spec.key,
         data={"field": field, "old": old, "new": new_value}, actor=user,
     )  # fmt: skip
-    for lock_field, lock_key in spec.locks.items():
-        if lock_field == field and not is_empty(new_value):
-            lock_set(project=project, key=lock_key, value=str(new_value), user=user)
     return stage
 
 
