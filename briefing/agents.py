@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
+
 from briefing.context import stage_prompt
 from briefing.stages.base import StageSpec, is_empty
 from dlq.models import StructuredCall
@@ -134,6 +136,7 @@ def stage_agent_run(
             raw_input=raw_input,
             validators=[_lock_validator(call), _numbers_said_validator(call)],
             language=call.language,
+            max_tokens=settings.BRIEFING_MAX_TOKENS,
             prompt_estimate=prompt.token_estimate(),
         )
     finally:

@@ -123,6 +123,8 @@ LLM_RULES_RESPONDER = "briefing.agents.stage_rules_responder"
 # --- Briefing engine ----------------------------------------------------------------
 # How many turns of the current stage an agent sees (never the whole history).
 BRIEFING_CONTEXT_TURNS = env_int("BRIEFING_CONTEXT_TURNS", 6)
+# The most tokens a stage agent may answer with (a stage answer is a small JSON object).
+BRIEFING_MAX_TOKENS = env_int("BRIEFING_MAX_TOKENS", 400)
 # A turn claimed by a worker that died is taken over by another after this many seconds.
 BRIEFING_TURN_LEASE_S = env_int("BRIEFING_TURN_LEASE_S", 330)
 
