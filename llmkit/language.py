@@ -17,20 +17,33 @@ Decisions worth knowing (each one is why a project does not flip-flop between la
   Spanish, è/ê/à/â/ç/œ/ù/û/î/ô/ë for French) or two or more Chinese characters: "Привіт"
   is Ukrainian whatever the project said before.
 * Ukrainian against Russian: the letters above first, then function words ("що", "як",
-  "це", "та", "потрібно" against "что", "как", "нужно", "и", "с"). Cyrillic text with
-  neither keeps `default` when that is "ru" or "uk", else becomes "ru" (the larger share
-  of this platform's clients).
+  "це", "та", "потрібно" against "что", "как", "нужно", "и", "с"). Switching between the
+  two is conservative: when `default` is "ru" or "uk", only a marker letter of the other
+  language can switch to it. Function words alone cannot: the two languages share most
+  of their short words in near-identical spellings ("с" in "ролик 15 с" is seconds, not
+  Russian's "with"), and bilingual clients mix them. So "ролик 15 с, два ролики по 6 с
+  та фото" stays Ukrainian in a Ukrainian project, "Коли буде готово?" stays Russian in a
+  Russian one, and "Що ви пропонуєте?" (є) switches either to Ukrainian. With any other
+  `default` the function words do decide. Cyrillic text with neither keeps `default`
+  when that is "ru" or "uk", else becomes "ru" (the larger share of this platform's
+  clients).
 * Latin text: German, French and Spanish by their letters and function words; with no
   evidence for any of them it keeps `default` when that is a Latin-script language,
   else it is English.
 * Mixed text ("Нужен ролик для Instagram Reels и TikTok") is decided by function words and
   letters, not by counting Latin brand names.
+* E-mail addresses, links and @handles are cut out before anything is counted: they carry
+  no language ("dmitry.orlov@avtomir.ru" is four Latin "words" that would switch a Russian
+  project to English), so a message that is only an address keeps `default`. Digits and
+  phone numbers never count as words.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+
+from llmkit.extract.contacts import find_emails, find_urls
 
 LANGUAGES: dict[str, str] = {
     "ru": "Russian",
@@ -56,6 +69,8 @@ _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _LATIN = re.compile(r"[a-zà-ÿœß]", re.IGNORECASE)
+# What is left of "@" after the e-mail addresses are gone: a handle ("@avtomir_ru").
+_HANDLE = re.compile(r"@[\w.\-]+")
 
 # Letters that only one of the supported languages uses.
 _MARKERS: dict[str, re.Pattern[str]] = {
@@ -162,6 +177,19 @@ def _single_word_marker(word: str, text: str) -> str | None:
     return found[0] if len(set(found)) == 1 else None
 
 
+def _without_addresses(text: str) -> str:
+    """`text` with its e-mail addresses, links and @handles replaced by spaces."""
+    spans = [(f.start, f.end) for f in (*find_emails(text), *find_urls(text))]
+    if spans:
+        parts, last = [], 0
+        for start, end in sorted(spans):
+            if start >= last:
+                parts.append(text[last:start])
+                last = end
+        text = " ".join([*parts, text[last:]])
+    return _HANDLE.sub(" ", text) if "@" in text else text
+
+
 def detect_language(text: str, *, default: str = "en") -> str:
     """The ISO 639-1 code of the language `text` is written in, or `default` if unclear.
 
@@ -171,6 +199,7 @@ def detect_language(text: str, *, default: str = "en") -> str:
         return default
     if len(text) > _MAX_SCAN:
         text = text[: _MAX_SCAN // 2] + " " + text[-_MAX_SCAN // 2 :]
+    text = _without_addresses(text)
     lowered = text.lower().replace("ё", "е").replace("Ё", "е")
     # ё was folded for the word lists; remember it as the Russian marker it is.
     has_yo = "ё" in text or "Ё" in text
@@ -195,6 +224,7 @@ def detect_language(text: str, *, default: str = "en") -> str:
 
     scores: Counter[str] = Counter()
     scripts: Counter[str] = Counter()
+    marked: set[str] = {"ru"} if has_yo else set()
     for word in words:
         scripts[_script_of(word)] += 1
         for lang in _WORD_LANGS.get(word, ()):
@@ -202,8 +232,14 @@ def detect_language(text: str, *, default: str = "en") -> str:
         for lang, pattern in _MARKERS.items():
             if pattern.search(word):
                 scores[lang] += _MARKER_WEIGHT
+                marked.add(lang)
     if has_yo:
         scores["ru"] += _MARKER_WEIGHT
+    if default in _CYRILLIC_LANGS:
+        # Only the other language's own letters switch between Russian and Ukrainian.
+        other = "uk" if default == "ru" else "ru"
+        if other not in marked:
+            scores.pop(other, None)
     if "¿" in lowered or "¡" in lowered:
         scores["es"] += _MARKER_WEIGHT
     if han and not kana:

@@ -102,13 +102,59 @@ def _is_nothing(text: str) -> bool:
     return len(lowered.split()) <= MAX_HESITATION_WORDS and bool(_HESITATION.search(lowered))
 
 
+# A polite "no" ("Референсов нет", "Референсов пока нет, спасибо", "Ні, дякую.", "Nothing
+# to add, thanks!", "No references"): at most MAX_NOTHING_WORDS words, no link, a no-word
+# among them and every other word from _NOTHING_FILLER (politeness, "to add", "yet", the
+# things the client has none of). The filler list, not the length alone, is what keeps
+# real answers that start with a "no": "No voice-over, just music", "Нет, озвучка не
+# нужна" and "Нет ограничений по хронометражу, главное вертикально" each carry a word
+# outside it and stay answers. Only the free-text and list readers use it: to a yes/no
+# question "Нет, спасибо" is a clear no.
+_NO_WORDS = frozenset({
+    "нет", "ні", "no", "none", "nothing", "nope", "nah", "ничего", "нічого", "нема", "немає",
+})  # fmt: skip
+_NOTHING_FILLER = frozenset({
+    "спасибо", "спс", "благодарю", "пожалуйста", "дякую", "будь", "ласка", "thanks", "thank",
+    "you", "thx", "please", "пока", "поки", "еще", "ще", "yet", "вообще", "взагалі", "совсем",
+    "зовсім", "особо", "особых", "особливо", "особливих", "really", "at", "all", "any",
+    "anything", "more", "else", "other", "больше", "більше", "других", "інших", "и", "і", "та",
+    "а", "to", "add", "добавить", "додати", "добавлю", "додам", "у", "нас", "меня", "мене",
+    "we", "i", "have", "has", "there", "are", "is", "it", "that's", "it's", "that", "we're",
+    "so", "ok", "ок", "окей", "okay", "good", "fine", "think", "думаю", "не", "нужно", "надо",
+    "треба", "потрібно", "need", "needed", "don't", "dont", "do", "not", "from", "my", "side",
+    "с", "моей", "стороны", "з", "мого", "боку", "референсов", "референсы", "референсів",
+    "референси", "примеров", "примеры", "прикладів", "приклади", "ссылок", "посилань",
+    "references", "reference", "refs", "examples", "links", "ограничений", "обмежень",
+    "constraints", "restrictions", "limits", "limitations", "пожеланий", "побажань", "wishes",
+    "preferences", "предпочтений", "вподобань", "комментариев", "коментарів", "comments",
+    "замечаний", "зауважень", "notes", "вопросов", "питань", "questions", "идей", "ідей",
+    "ideas", "дополнений", "доповнень", "additions",
+})  # fmt: skip
+MAX_NOTHING_WORDS = 6
+_NOTHING_WORD = re.compile(r"[^\W\d_]+(?:['’ʼ][^\W\d_]+)*|\d+")
+
+
+def _is_polite_nothing(text: str) -> bool:
+    words = _NOTHING_WORD.findall(text.lower().replace("ё", "е").replace("’", "'"))
+    if not words or len(words) > MAX_NOTHING_WORDS or find_urls(text):
+        return False
+    return bool(_NO_WORDS.intersection(words)) and all(
+        word in _NO_WORDS or word in _NOTHING_FILLER for word in words
+    )
+
+
+def _says_nothing(text: str) -> bool:
+    """A free-text or list answer that gives no value: "не знаю", "нет", "Нет, спасибо"."""
+    return _is_nothing(text) or _is_polite_nothing(text)
+
+
 def read_text(text: str, language: str) -> str | None:
     """The answer itself, on one line and capped at READ_TEXT_MAX characters; None for an
-    empty or "don't know / nothing" answer."""
+    empty, "don't know" or "nothing" answer ("нет", "Нет, спасибо", "No references")."""
     if not isinstance(text, str):
         return None
     cleaned = collapse(text)
-    if not cleaned or _is_nothing(cleaned):
+    if not cleaned or _says_nothing(cleaned):
         return None
     if len(cleaned) > READ_TEXT_MAX:
         cut = cleaned[:READ_TEXT_MAX]
@@ -125,12 +171,37 @@ _NAME_LEAD = re.compile(
 )
 
 
+# A self-description after the name: cut at a comma, semicolon, bracket, full stop or dash
+# that is followed by "я" / "I'm" / "I am" or by a role within its first two words (", я
+# маркетолог", ", head of marketing at …", " — генеральный директор", ". I run PR").
+# Anything else after a comma stays: "Анна Петрова, компания «Вкусно»" says who she is
+# for the producer, and "I'm John from Acme" has no separator at all. Role words start a
+# word or follow a hyphen ("бренд-менеджер", "co-founder"); the short ones must end it
+# too, so "Headway" and "Leading Edge" are no roles.
+_ROLE = (
+    r"(?:[\w’']+-)?(?:маркетолог|маркетинг|менеджер|директор|руковод|керівни|основател|"
+    r"засновни|владел|власни|продюсер|специалист|спеціаліст|представит|представни|"
+    r"ассистент|асистент|помощни|сотрудни|співробітни|работаю|працюю|отвечаю|відповідаю|"
+    r"marketing|marketer|manager|director|founder|owner|producer|specialist|assistant|"
+    r"responsible|working|(?:head|lead|ceo|cmo|cto|coo|cfo|smm|pr|hr)(?![\w’']))"
+)
+_NAME_TAIL = re.compile(
+    r"\s*(?:[,;(.!]|\s[—–-])\s*"
+    r"(?:(?:я|i|i[’']m|i\s+am|my\s+role|моя\s+роль|моя\s+посада|моя\s+должность)(?![\w’'])"
+    rf"|(?:[\w’'-]+\s+)?{_ROLE}).*$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
 def read_name(text: str, language: str) -> str | None:
-    """A name as the client wrote it, without a lead-in ("Меня зовут Иван." → "Иван")."""
+    """A name as the client wrote it, without a lead-in or a role after it ("Меня зовут
+    Иван." → "Иван"; "I'm Mark Tayler, head of marketing at Brightside." → "Mark
+    Tayler")."""
     value = read_text(text, language)
     if value is None:
         return None
-    value = _NAME_LEAD.sub("", value).rstrip(" .!")
+    value = _NAME_LEAD.sub("", value)
+    value = _NAME_TAIL.sub("", value).rstrip(" .!,;—–-")
     return value or None
 
 
@@ -200,23 +271,77 @@ def read_deadline(text: str, language: str, *, today: datetime.date | None = Non
     return read_text(text, language)
 
 
-_LIST_SPLIT = re.compile(r"[,;\n]+|\s+(?:и|and|та|і|й)\s+", re.IGNORECASE)
+# A comma between two digits is a number's ("€18,000", "1,5 млн"), not a separator.
+_LIST_SEPARATOR = re.compile(r"(?:[;\n]|(?<!\d),|,(?!\d))+")
+_CONJUNCTION = re.compile(r"\s+(?:и|and|та|і|й)\s+", re.IGNORECASE)
 _BULLET = re.compile(r"^(?:[-*•·–—]+|\d{1,2}[.)])\s*")
+_PREPOSITIONS = frozenset({
+    "in", "on", "for", "at", "with", "into", "to", "на", "для", "в", "во", "с", "со", "по",
+    "под", "у", "з", "із", "зі", "під", "до",
+})  # fmt: skip
+# Language names and adjectives: "Dutch and English", "на русском и английском".
+_LANGUAGE_WORD = re.compile(
+    r"(?:english|dutch|german|french|spanish|italian|portuguese|polish|russian|ukrainian|"
+    r"chinese|japanese|korean|arabic|turkish|kazakh|"
+    r"[а-яіїєґ'’]+(?:ск|цк|ськ|цьк|зьк)(?:ий|ій|ая|ое|ом|ой|ою|ие|их|і|и|а|е|у))$",
+    re.IGNORECASE,
+)
+_EDGE_PUNCTUATION = ".!?:«»\"'()"
+
+
+def _is_language(word: str) -> bool:
+    return bool(_LANGUAGE_WORD.fullmatch(word.strip(_EDGE_PUNCTUATION)))
+
+
+def _one_item(before: str, after: str) -> bool:
+    """Whether the conjunction between `before` and `after` joins parts of one item: two
+    languages ("subtitles in Dutch and English", "на русском и английском") or two names
+    after one preposition ("ролик для Instagram и TikTok")."""
+    left, right = before.split(), after.split()
+    if not left or not right:
+        return True  # "и" at an edge joins nothing
+    if _is_language(left[-1]) and _is_language(right[0]):
+        return True
+    return (
+        len(right) == 1
+        and len(left) >= 2
+        and left[-2].lower() in _PREPOSITIONS
+        and right[0][:1].isupper()
+    )
+
+
+def _split_conjunctions(part: str) -> list[str]:
+    matches = list(_CONJUNCTION.finditer(part))
+    pieces, start = [], 0
+    for index, match in enumerate(matches):
+        end = matches[index + 1].start() if index + 1 < len(matches) else len(part)
+        if not _one_item(part[start : match.start()], part[match.end() : end]):
+            pieces.append(part[start : match.start()])
+            start = match.end()
+    pieces.append(part[start:])
+    return pieces
 
 
 def split_list(text: str) -> list[str]:
-    """ "ролик 30 с, 3 тизера и обложки" → ["ролик 30 с", "3 тизера", "обложки"]."""
+    """ "ролик 30 с, 3 тизера и обложки" → ["ролик 30 с", "3 тизера", "обложки"].
+
+    Split on commas (not one between digits: "€18,000"), semicolons, new lines and "и" /
+    "and" / "та" / "і" / "й" — except a conjunction that joins two languages ("subtitles
+    in Dutch and English") or two names after one preposition ("ролик для Instagram и
+    TikTok"): those stay one item.
+    """
     items = []
-    for part in _LIST_SPLIT.split(text):
-        item = _BULLET.sub("", collapse(part)).rstrip(" .")
-        if item and not _is_nothing(item):
-            items.append(item[:ITEM_MAX])
+    for part in _LIST_SEPARATOR.split(text):
+        for piece in _split_conjunctions(part):
+            item = _BULLET.sub("", collapse(piece)).rstrip(" .")
+            if item and not _says_nothing(item):
+                items.append(item[:ITEM_MAX])
     return list(dict.fromkeys(items))[:LIST_MAX]
 
 
 def read_list(text: str, language: str) -> list[str] | None:
-    """A list answer split on commas, semicolons, new lines and "и" / "and" / "та" / "і"."""
-    if not isinstance(text, str) or _is_nothing(collapse(text)):
+    """A list answer split as `split_list` does; None for a "nothing" answer."""
+    if not isinstance(text, str) or _says_nothing(collapse(text)):
         return None  # "Хм, пока не знаю" is no list of two items
     return split_list(text) or None
 

@@ -12,6 +12,12 @@ Kinds:
   Sunday; "next week" means the end of next week, the latest date it still allows.
 
 A range ("через 2-3 недели") resolves to its far end. Overlapping matches keep the longest.
+
+A date or period right after a "from" word ("с/со понедельника", "з наступного місяця",
+"починаючи з березня", "від 15 березня", "from next week", "since May 1", "starting next
+month") is when something starts, not a deadline, and is not reported; "к понедельнику",
+"до наступного місяця", "by next week" are. A range "с 1 по 15 марта" keeps its end
+("по 15 марта").
 """
 
 from __future__ import annotations
@@ -523,6 +529,35 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str], datetime.date], Re
 )
 
 
+# A "from" word right before a match makes it a start ("з наступного місяця назва буде…"),
+# not a deadline. "начиная с", "починаючи з", "starting from" end in one of these too.
+_START_WORD = re.compile(
+    r"(?<![\w'’ʼ])(?:с|со|з|зі|із|від|от|from|since|starting|beginning)"
+    r"[ \t\u00a0\u202f\u2009]+$",
+    re.IGNORECASE,
+)
+_START_WINDOW = 16  # enough for the longest start word and its spaces
+# A match that opens with its own preposition ("до конца месяца", "к пятнице", "в марте",
+# "by next week", "через 2 недели") is that, whatever precedes it: in "ролик 30 с до
+# конца месяца" the "с" is seconds. Only a bare date or period follows a "from" word.
+_OWN_LEAD = frozenset({
+    "к", "ко", "до", "по", "под", "на", "в", "во", "у", "не", "ближе", "через", "за",
+    "протягом", "упродовж", "впродовж", "найближчі", "наприкінці", "by", "until", "till",
+    "before", "on", "due", "deadline", "in", "during", "within", "at", "to", "toward",
+    "towards", "around", "no", "after", "over",
+})  # fmt: skip
+_FIRST_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _is_start(text: str, match: re.Match[str]) -> bool:
+    """Whether `match` is a bare date or period right after a "from" word."""
+    first = _FIRST_WORD.match(match.group(0))
+    if first is not None and fold(first.group(0)) in _OWN_LEAD:
+        return False
+    start = match.start()
+    return _START_WORD.search(text, max(0, start - _START_WINDOW), start) is not None
+
+
 # Words whose dot belongs to them ("15 дек.", "2027 г."); any other final dot is a full stop.
 _ABBREVIATIONS = {"г", "р"} | {
     form for form in MONTHS if len(form) <= 4 and form not in ("май", "may", "мая", "june", "july")
@@ -546,7 +581,7 @@ def find_deadlines(text: str, *, today: datetime.date) -> list[Deadline]:
                 resolved = resolve(match, today)
             except (ValueError, OverflowError, KeyError):
                 resolved = None  # a date beyond the calendar, or an unknown spelling
-            if resolved is None:
+            if resolved is None or _is_start(text, match):
                 continue
             date, kind = resolved
             start, end = match.span()

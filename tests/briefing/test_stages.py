@@ -478,3 +478,89 @@ def test_a_long_answer_that_hesitates_first_is_still_an_answer():
 
     text = "Не знаю точно, но думаю про молодых родителей в больших городах"
     assert read_text(text, "ru") == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Референсов нет",
+        "Референсов пока нет, спасибо",
+        "Nothing to add, thanks!",
+        "Ні, дякую.",
+        "Нет, спасибо",
+        "No references",
+        "Нет ограничений",
+        "Ничего не нужно, спасибо",
+    ],
+)
+def test_a_polite_no_is_nothing(text):
+    assert read_text(text, "ru") is None
+    assert read_list(text, "ru") is None
+    assert read_references(text, "ru") is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Нет ограничений по хронометражу, главное вертикально",
+        "No voice-over, just music",
+        "Нет, озвучка не нужна",
+        "No references, but we like https://youtu.be/x",
+    ],
+)
+def test_a_no_with_content_is_an_answer(text):
+    assert read_text(text, "ru") == text
+    assert read_references(text, "ru")
+
+
+def test_a_polite_no_is_still_a_no_to_a_yes_no_question():
+    assert read_yes_no("Нет, спасибо", "ru") is False
+    assert read_yes_no("Ні, дякую.", "uk") is False
+    assert read_yes_no("Думаю, нет", "ru") is False
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Меня зовут Анна Соколова, я маркетолог.", "Анна Соколова"),
+        ("I'm Mark Tayler, head of marketing at Brightside.", "Mark Tayler"),
+        ("Анна Петрова — генеральный директор", "Анна Петрова"),
+        ("Олена, бренд-менеджер", "Олена"),
+        ("Мене звати Олена. Я відповідаю за SMM", "Олена"),
+        ("Іван Петренко (SMM)", "Іван Петренко"),
+        ("Anna Lee, co-founder of Brightside", "Anna Lee"),
+        # A company (no role word) is part of who they are; initials are no sentence end.
+        ("Анна Петрова, компания «Вкусно»", "Анна Петрова, компания «Вкусно»"),
+        ("Анна Петрова, компания «Вкусно», маркетолог", "Анна Петрова, компания «Вкусно»"),
+        ("Mark J. Tayler", "Mark J. Tayler"),
+        ("Anna, Headway Inc", "Anna, Headway Inc"),
+    ],
+)
+def test_read_name_drops_a_role_after_the_name(text, expected):
+    assert read_name(text, "ru") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Around €18,000.", ["Around €18,000"]),
+        ("1,5 млн, 2 ролика", ["1,5 млн", "2 ролика"]),
+        ("subtitles in Dutch and English", ["subtitles in Dutch and English"]),
+        ("Dutch and English subtitles, a poster", ["Dutch and English subtitles", "a poster"]),
+        (
+            "субтитры на русском и английском, обложки",
+            ["субтитры на русском и английском", "обложки"],
+        ),
+        ("ролик для Instagram и TikTok", ["ролик для Instagram и TikTok"]),
+        # Other conjunctions still split: a list without commas, or "a, b and c".
+        ("video and photos", ["video", "photos"]),
+        ("3 тизера для соцсетей и обложки", ["3 тизера для соцсетей", "обложки"]),
+        (
+            "ролик 15 с, два ролики по 6 с та фото меню",
+            ["ролик 15 с", "два ролики по 6 с", "фото меню"],
+        ),
+        ("a teaser, a poster and stills", ["a teaser", "a poster", "stills"]),
+    ],
+)
+def test_read_list_keeps_numbers_and_language_pairs_whole(text, expected):
+    assert read_list(text, "en") == expected

@@ -124,6 +124,61 @@ def test_find_deadlines_ignores_non_deadlines(text: str) -> None:
     assert find_deadlines(text, today=TODAY) == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "з наступного місяця назва буде «Зерно і Молоко»",  # reported: read as 2026-12-31
+        "З наступного тижня працюємо з новим логотипом",
+        "від наступного тижня",
+        "починаючи з березня",
+        "з 15 березня",
+        "з кінця місяця",
+        "с понедельника",
+        "со следующей недели",
+        "с 15 марта",
+        "начиная с 1 декабря",
+        "с конца месяца",
+        "с завтрашнего дня",
+        "письмо от 15.03.2027",
+        "from next week",
+        "FROM NEXT WEEK",
+        "since next month",
+        "starting next week",
+        "starting from March 1st",
+        "beginning next month",
+        "from the end of the month",
+        "from tomorrow",
+        "since 2027-03-15",
+    ],
+)
+def test_a_start_is_not_a_deadline(text: str) -> None:
+    assert find_deadlines(text, today=D(2026, 11, 29)) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("к понедельнику", [("к понедельнику", D(2026, 11, 30))]),
+        ("до наступного місяця", [("наступного місяця", D(2026, 12, 31))]),
+        ("by next week", [("by next week", D(2026, 12, 6))]),
+        # A range keeps its end; a start before a deadline does not hide it.
+        ("с 1 по 15 марта", [("по 15 марта", D(2027, 3, 15))]),
+        ("from 1 to 15 March", [("15 March", D(2027, 3, 15))]),
+        ("со следующей недели до конца месяца", [("до конца месяца", D(2026, 11, 30))]),
+        ("Съёмка с 15 марта, сдать к 1 апреля", [("к 1 апреля", D(2027, 4, 1))]),
+        # "с" after a number is seconds: a deadline with its own preposition stays one.
+        ("ролик 30 с до конца месяца", [("до конца месяца", D(2026, 11, 30))]),
+        ("ролик 15 с к понедельнику", [("к понедельнику", D(2026, 11, 30))]),
+        ("ролик 15 с через 2 недели", [("через 2 недели", D(2026, 12, 13))]),
+    ],
+)
+def test_deadlines_next_to_start_words_are_still_deadlines(
+    text: str, expected: list[tuple[str, datetime.date]]
+) -> None:
+    found = find_deadlines(text, today=D(2026, 11, 29))
+    assert [(d.text, d.date) for d in found] == expected
+
+
 def test_feb_29_without_a_year_waits_for_a_leap_year() -> None:
     assert _found("к 29 февраля", today=D(2026, 5, 20)) == [(D(2028, 2, 29), "absolute")]
 

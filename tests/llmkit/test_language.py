@@ -18,11 +18,8 @@ MESSAGES = {
         "Хотелось бы что-то динамичное, с дроном и красивыми планами",
         "Да, съёмка в Москве, два дня",
         "Нет, озвучка не нужна, только музыка",
-        "Можно ли сделать версию для вертикального формата?",
         "Спасибо, всё понятно",
         "Целевая аудитория — молодые мамы 25-35 лет",
-        "Нужно три ролика по 15 секунд для таргета",
-        "Нужен ролик для Instagram Reels, TikTok и YouTube Shorts",
     ],
     "uk": [
         "Добрий день! Нам потрібен рекламний ролик для нової лінійки кави.",
@@ -78,6 +75,13 @@ MESSAGES = {
     ],
 }
 CASES = [(lang, text) for lang, texts in MESSAGES.items() for text in texts]
+# Russian messages without a Russian-only letter (ы/э/ъ/ё): recognised as Russian unless
+# the project is Ukrainian, where only a marker letter may switch the language.
+UNMARKED_RUSSIAN = [
+    "Можно ли сделать версию для вертикального формата?",
+    "Нужно три ролика по 15 секунд для таргета",
+    "Нужен ролик для Instagram Reels, TikTok и YouTube Shorts",
+]
 
 
 @pytest.mark.parametrize(("expected", "text"), CASES)
@@ -88,8 +92,18 @@ def test_detect_language_recognises_briefing_messages(
     assert detect_language(text, default=default) == expected
 
 
+@pytest.mark.parametrize("text", UNMARKED_RUSSIAN)
+def test_russian_without_marker_letters_is_russian_unless_the_project_is_ukrainian(
+    text: str,
+) -> None:
+    for default in ("en", "ru", "de"):
+        assert detect_language(text, default=default) == "ru"
+    assert detect_language(text, default="uk") == "uk"
+
+
 # The same message in both languages: letters (і/ї/є/ґ, the apostrophe; ы/э/ъ/ё) or
-# function words tell them apart.
+# function words tell them apart when the project is in neither language (in a Russian
+# or Ukrainian project only letters switch: see the test after this one).
 @pytest.mark.parametrize(
     ("russian", "ukrainian"),
     [
@@ -105,12 +119,72 @@ def test_detect_language_recognises_briefing_messages(
         ("Где будет съёмка", "Де буде зйомка"),
     ],
 )
-@pytest.mark.parametrize("default", ["ru", "uk", "en"])
+@pytest.mark.parametrize("default", ["en", "de", "zh"])
 def test_detect_language_tells_ukrainian_from_russian(
     russian: str, ukrainian: str, default: str
 ) -> None:
     assert detect_language(russian, default=default) == "ru"
     assert detect_language(ukrainian, default=default) == "uk"
+
+
+@pytest.mark.parametrize(
+    ("text", "default", "expected"),
+    [
+        # Function words alone ("с" is seconds here, "та" Ukrainian) keep the project's.
+        ("ролик 15 с, два ролики по 6 с та фото меню", "uk", "uk"),
+        ("Коли буде готово?", "ru", "ru"),
+        ("Це для нашого магазину", "ru", "ru"),
+        ("Хочу ролик та фото", "ru", "ru"),
+        ("Когда будет готово?", "uk", "uk"),
+        ("Хочу ролик и фото", "uk", "uk"),
+        ("Очень нравится, спасибо", "uk", "uk"),
+        # The other language's own letters switch.
+        ("Що ви пропонуєте?", "ru", "uk"),  # є
+        ("Нам потрібне відео", "ru", "uk"),  # і
+        ("Бюджет п'ятсот тисяч", "ru", "uk"),  # the apostrophe
+        ("Как быстро сможете снять?", "uk", "ru"),  # ы
+        ("Это для нашего магазина", "uk", "ru"),  # э
+        ("Где будет съёмка", "uk", "ru"),  # ъ, ё
+        # The project's own language is of course kept.
+        ("Коли буде готово?", "uk", "uk"),
+        ("Когда будет готово?", "ru", "ru"),
+    ],
+)
+def test_only_marker_letters_switch_between_russian_and_ukrainian(
+    text: str, default: str, expected: str
+) -> None:
+    assert detect_language(text, default=default) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "dmitry.orlov@avtomir.ru",
+        "https://youtu.be/x",
+        "youtube.com/watch?v=1 vimeo.com/2",
+        "@brightside_studio",
+        "+7 (916) 123-45-67",
+        "dmitry.orlov@avtomir.ru, +7 916 123 45 67, @dmitry_orlov",
+    ],
+)
+@pytest.mark.parametrize("default", ["ru", "uk", "en", "de"])
+def test_addresses_links_handles_and_numbers_carry_no_language(text: str, default: str) -> None:
+    assert detect_language(text, default=default) == default
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Пишите на почту: dmitry.orlov@avtomir.ru", "ru"),
+        ("Пишите на почту: x@y.ru", "ru"),
+        ("Пишіть на пошту: olena@kava.com.ua", "uk"),
+        ("Примеры тут: https://youtu.be/x и https://vimeo.com/2", "ru"),
+        ("Our site is avtomir.ru, e-mail info@avtomir.ru", "en"),
+    ],
+)
+def test_the_words_around_an_address_decide(text: str, expected: str) -> None:
+    for default in ("ru", "en") if expected != "uk" else ("uk", "en"):
+        assert detect_language(text, default=default) == expected
 
 
 @pytest.mark.parametrize(
