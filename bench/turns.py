@@ -14,33 +14,22 @@ import argparse
 import os
 import statistics
 import time
+from pathlib import Path
+
+import yaml
 
 BENCH_DB = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/briefing_bench")
 
-# An orderly Russian client, then the same client hesitating ("пока не знаю" is no answer:
-# the agent asks again) before every answer but the last, twice before the first four:
-# a 30-turn conversation.
-ANSWERS = [
-    "Анна Петрова, компания «Вкусно»",
-    "+7 916 123-45-67",
-    "Рекламный ролик для соцсетей",
-    "Кофейня «Зерно»",
-    "Показать утренний ритуал с нашим кофе",
-    "Привлечь новых гостей в кофейню",
-    "Горожане 25-40 лет",
-    "Видеоролик",
-    "Вертикальное видео 30 секунд",
-    "Основной ролик и три коротких версии",
-    "около 500 тыс рублей",
-    "к 15 марта",
-    "Референсы: https://youtu.be/abc",
-]
-ORDERLY = ["Здравствуйте! Хотим снять ролик.", *ANSWERS]
-HESITANT = ["Здравствуйте! Хотим снять ролик."]
-for index, answer in enumerate(ANSWERS):
+# The orderly Russian client of the example conversations, then the same client
+# hesitating ("пока не знаю" is no answer: the agent asks again) before every answer but
+# the last, twice before the first four: a 30-turn conversation.
+EXAMPLE = Path(__file__).resolve().parents[1] / "briefing" / "examples" / "ru_orderly.yaml"
+ORDERLY = [step["client"] for step in yaml.safe_load(EXAMPLE.read_text("utf-8"))["turns"]]
+HESITANT = [ORDERLY[0]]
+for index, answer in enumerate(ORDERLY[1:]):
     if index < 4:
         HESITANT.append("Не уверен, надо подумать")
-    if index < len(ANSWERS) - 1:
+    if index < len(ORDERLY) - 2:
         HESITANT.append("Хм, пока не знаю")
     HESITANT.append(answer)
 
