@@ -53,6 +53,7 @@ class Project(models.Model):
 
     class Meta:
         ordering = ["-updated_at", "-id"]
+        permissions = [("view_all_projects", "Can see and act on every producer's briefings")]
 
     def __str__(self) -> str:
         return self.title

@@ -18,6 +18,18 @@ _TEXTS: dict[str, dict[str, str]] = {
         "uk": "Бриф уже зібрано — продюсер отримав ваше повідомлення й відповість вам.",
         "en": "The brief is already complete; your producer has your message and will reply.",
     },
+    "chat_placeholder": {
+        "ru": "Ваше сообщение…",
+        "uk": "Ваше повідомлення…",
+        "en": "Your message…",
+    },
+    "chat_send": {"ru": "Отправить", "uk": "Надіслати", "en": "Send"},
+    "chat_typing": {"ru": "Печатает ответ…", "uk": "Друкує відповідь…", "en": "Typing a reply…"},
+    "chat_welcome": {
+        "ru": "Здравствуйте! Расскажите о вашем проекте — мы зададим несколько вопросов.",
+        "uk": "Вітаємо! Розкажіть про ваш проєкт — ми поставимо кілька запитань.",
+        "en": "Hello! Tell us about your project and we will ask a few questions.",
+    },
 }
 
 

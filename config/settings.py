@@ -81,7 +81,9 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 
-LOGIN_URL = "admin:login"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "dashboard"
+LOGOUT_REDIRECT_URL = "login"
 
 # --- Celery ---------------------------------------------------------------------------
 # CELERY_BROKER_URL (redis://127.0.0.1:6379/0) selects a broker server. Without one, the

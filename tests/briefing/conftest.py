@@ -15,7 +15,11 @@ from tests.llmkit.wire_servers import JsonReply, WireServer, openai_completion
 
 @pytest.fixture
 def producer(db):
-    return get_user_model().objects.create_user("producer", password="pw")
+    from django.contrib.auth.models import Group
+
+    user = get_user_model().objects.create_user("producer", password="pw")
+    user.groups.add(Group.objects.get(name="Producers"))
+    return user
 
 
 @pytest.fixture

@@ -1,0 +1,191 @@
+"""Forms of the producer's pages: a new briefing, the dashboard filters, and the inline
+editors of stage fields (one input per field, its kind read from the stage's schema)."""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.db.models import Q, QuerySet
+
+from briefing.models import Project
+from briefing.stages.base import LANGUAGES, StageSpec, is_empty
+from briefing.status import WaitingFor
+
+_LANGUAGE_NAMES = {"ru": "Russian", "uk": "Ukrainian", "en": "English"}
+LANGUAGE_CHOICES = tuple((code, _LANGUAGE_NAMES.get(code, code)) for code in LANGUAGES)
+
+
+def producer_choices(user: Any) -> QuerySet:
+    """Whom a briefing may be assigned to: a manager picks any producer or manager; a
+    producer only themself (a briefing given away would vanish from their own list)."""
+    users = get_user_model().objects.filter(is_active=True)
+    if not user.has_perm("briefing.view_all_projects"):
+        return users.filter(pk=user.pk)
+    return (
+        users.filter(Q(groups__name__in=["Producers", "Managers"]) | Q(pk=user.pk))
+        .distinct()
+        .order_by("username")
+    )
+
+
+class ProjectNewForm(forms.Form):
+    title = forms.CharField(max_length=200)
+    client_name = forms.CharField(max_length=200, required=False)
+    client_contact = forms.CharField(
+        max_length=200, required=False, help_text="A phone number or an e-mail address"
+    )
+    language = forms.ChoiceField(choices=LANGUAGE_CHOICES, initial="ru")
+    producer = forms.ModelChoiceField(queryset=get_user_model().objects.none())
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["producer"].queryset = producer_choices(user)
+        self.fields["producer"].initial = user.pk
+
+
+class DashboardFilterForm(forms.Form):
+    q = forms.CharField(required=False, label="Search", max_length=200)
+    status = forms.ChoiceField(
+        required=False, choices=[("", "any status"), *Project.Status.choices]
+    )
+    producer = forms.ModelChoiceField(
+        required=False, queryset=get_user_model().objects.none(), empty_label="any producer"
+    )
+    waiting = forms.ChoiceField(
+        required=False, label="Waiting for", choices=[("", "anyone"), *WaitingFor.CHOICES]
+    )
+
+    def __init__(self, *args: Any, projects: QuerySet[Project], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["producer"].queryset = (
+            get_user_model()
+            .objects.filter(pk__in=projects.exclude(producer=None).values("producer"))
+            .order_by("username")
+        )
+
+    def filter(self, projects: QuerySet[Project]) -> QuerySet[Project]:
+        """`projects` must carry the `waiting_for` annotation. Invalid filters filter
+        nothing (a stale link still shows the list)."""
+        if not self.is_valid():
+            return projects
+        data = self.cleaned_data
+        if data["q"]:
+            projects = projects.filter(
+                Q(title__icontains=data["q"]) | Q(client_name__icontains=data["q"])
+            )
+        if data["status"]:
+            projects = projects.filter(status=data["status"])
+        if data["producer"]:
+            projects = projects.filter(producer=data["producer"])
+        if data["waiting"]:
+            projects = projects.filter(waiting_for=data["waiting"])
+        return projects
+
+
+# --- stage fields --------------------------------------------------------------------------
+
+FieldKind = Literal["text", "list", "bool", "int", "choice"]
+
+
+def _unwrap(annotation: Any) -> Any:
+    """The annotation less Annotated and Optional: str, int, bool, list[...] or Literal."""
+    while True:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            annotation = get_args(annotation)[0]
+        elif origin in (Union, types.UnionType):
+            rest = [a for a in get_args(annotation) if a is not type(None)]
+            if len(rest) != 1:
+                return str
+            annotation = rest[0]
+        else:
+            return annotation
+
+
+def field_kind(spec: StageSpec, name: str) -> tuple[FieldKind, tuple[str, ...]]:
+    """Which input edits a stage field, and its choices for a Literal."""
+    annotation = _unwrap(spec.answer_model.model_fields[name].annotation)
+    origin = get_origin(annotation)
+    if origin is list:
+        return "list", ()
+    if origin is Literal:
+        return "choice", tuple(str(a) for a in get_args(annotation))
+    if annotation is bool:
+        return "bool", ()
+    if annotation is int:
+        return "int", ()
+    return "text", ()
+
+
+def field_value(spec: StageSpec, name: str, raw: str) -> Any:
+    """A posted string as the value the stage's schema validates (the service says whether
+    it is valid): one list item per line, yes/no for a flag, blank for unknown."""
+    kind, _ = field_kind(spec, name)
+    raw = raw.replace("\x00", "")
+    if kind == "list":
+        return [line.strip() for line in raw.splitlines() if line.strip()]
+    if kind == "bool":
+        return raw.strip().lower() in ("true", "yes", "on", "1")
+    if not raw.strip():
+        return None
+    if kind == "int":
+        # "450 000" as people type it; anything else is left for the schema to refuse.
+        return "".join(raw.split())  # no-break and thin spaces are whitespace too
+    return raw.strip()
+
+
+@dataclass(frozen=True)
+class FieldInput:
+    """One stage field's inline editor."""
+
+    name: str
+    kind: FieldKind
+    choices: tuple[str, ...]
+    value: str  # as the input shows it
+    required: bool
+    empty: bool
+    set_by_producer: bool
+    error: str = ""
+
+
+def _shown(kind: FieldKind, value: Any) -> str:
+    if kind == "list":
+        return "\n".join(str(v) for v in value or [])
+    if kind == "bool":
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def field_inputs(
+    spec: StageSpec,
+    values: Mapping[str, Any],
+    producer_fields: Sequence[str],
+    *,
+    error_field: str = "",
+    error: str = "",
+    submitted: str | None = None,
+) -> list[FieldInput]:
+    """The editors of a stage's fields; the one that failed shows what was posted and why."""
+    inputs = []
+    for name in spec.fields:
+        kind, choices = field_kind(spec, name)
+        failed = name == error_field
+        shown = submitted if failed and submitted is not None else _shown(kind, values.get(name))
+        inputs.append(
+            FieldInput(
+                name=name,
+                kind=kind,
+                choices=choices,
+                value=shown,
+                required=name in spec.required,
+                empty=is_empty(values.get(name)),
+                set_by_producer=name in producer_fields,
+                error=error if failed else "",
+            )
+        )
+    return inputs

@@ -1,0 +1,14 @@
+"""URLs of the briefing app: the producer's pages and the client's chat."""
+
+from django.urls import path
+
+from briefing import views_client, views_producer
+
+urlpatterns = [
+    path("", views_producer.dashboard, name="dashboard"),
+    path("briefings/new/", views_producer.project_new, name="project_new"),
+    path("briefings/<int:pk>/", views_producer.project_detail, name="project_detail"),
+    path("briefings/<int:pk>/action/", views_producer.project_action, name="project_action"),
+    path("c/<str:token>/", views_client.client_chat, name="client_chat"),
+    path("c/<str:token>/messages/", views_client.client_messages, name="client_messages"),
+]

@@ -1,0 +1,400 @@
+"""The producer's pages: the dashboard, a new briefing, and one briefing's live page with
+every producer action. Each form works as a plain POST and redirect; with htmx the page
+swaps only the part that changed."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required, permission_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Max, Prefetch, Q
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.middleware import HtmxDetails
+
+from briefing.access import project_for_user, projects_for_user
+from briefing.errors import ApplicationError
+from briefing.forms import DashboardFilterForm, ProjectNewForm, field_inputs, field_value
+from briefing.models import Project, StageRun, Turn
+from briefing.services import (
+    field_correct,
+    lock_remove,
+    lock_set,
+    producer_message_post,
+    project_create,
+    project_pause,
+    project_resume,
+    spec_for,
+    stage_force_close,
+    stage_reopen,
+    takeover_release,
+    takeover_start,
+)
+from briefing.stages.registry import stages_for
+from briefing.status import (
+    StageRow,
+    activity_lines,
+    stage_rows,
+    status_lines,
+    waiting_for,
+    with_dashboard_facts,
+)
+from dlq.models import DeadLetter
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request that went through django-htmx's middleware (for the type checker)."""
+
+    htmx: HtmxDetails
+
+
+DASHBOARD_TEMPLATE = "briefing/dashboard.html"
+DETAIL_TEMPLATE = "briefing/project_detail.html"
+NEW_TEMPLATE = "briefing/project_new.html"
+DASHBOARD_LIMIT = 200
+ACTIVITY_LINES = 30
+# Turns that may still change without a new turn being added (the poll re-renders then).
+OPEN_TURN = (Turn.Status.RECEIVED, Turn.Status.PROCESSING, Turn.Status.WAITING_PRODUCER)
+
+
+def _get_project_for_user(request: HtmxHttpRequest, pk: int) -> Project:
+    return project_for_user(request.user, pk)
+
+
+# --- dashboard -----------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def dashboard(request: HtmxHttpRequest) -> HttpResponse:
+    visible = projects_for_user(request.user)
+    filters = DashboardFilterForm(request.GET or None, projects=visible)
+    projects = list(
+        filters.filter(with_dashboard_facts(visible))
+        .select_related("producer")
+        .prefetch_related(Prefetch("stages", queryset=StageRun.objects.order_by("order")))
+        .order_by("-last_activity", "-pk")[: DASHBOARD_LIMIT + 1]
+    )
+    for project in projects:
+        project.timeline = stage_rows(project, project.stages.all())
+    context = {
+        "filters": filters,
+        "projects": projects[:DASHBOARD_LIMIT],
+        "truncated": len(projects) > DASHBOARD_LIMIT,
+        "query": request.GET.urlencode(),
+    }
+    template = f"{DASHBOARD_TEMPLATE}#rows" if request.htmx else DASHBOARD_TEMPLATE
+    return render(request, template, context)
+
+
+# --- a new briefing --------------------------------------------------------------------------
+
+
+@login_required
+@permission_required("briefing.add_project", raise_exception=True)
+@require_http_methods(["GET", "POST"])
+def project_new(request: HtmxHttpRequest) -> HttpResponse:
+    form = ProjectNewForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        try:
+            project = project_create(**form.cleaned_data)
+        except ApplicationError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.success(request, "Briefing created: send the client link below.")
+            url = reverse("project_detail", args=[project.pk])
+            return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    template = f"{NEW_TEMPLATE}#form" if request.htmx else NEW_TEMPLATE
+    return render(request, template, {"form": form}, status=400 if form.errors else 200)
+
+
+# --- one briefing --------------------------------------------------------------------------
+
+
+@dataclass
+class StageCard:
+    """A stage's card: its timeline row, its field editors and an error in place."""
+
+    row: StageRow
+    inputs: list
+    error: str = ""
+    reason: str = ""
+
+
+@dataclass
+class TurnView:
+    turn: Turn
+    dead_letter: DeadLetter | None = None
+
+
+@dataclass
+class Problem:
+    """Where an action's error is shown, and what the producer had typed."""
+
+    message: str
+    section: str
+    stage_key: str = ""
+    field_name: str = ""
+    submitted: dict[str, str] = field(default_factory=dict)
+
+
+def _transcript_state(project: Project) -> tuple[int, int]:
+    """(last seq, turns still open): what the poll compares, in one query."""
+    state = project.turns.aggregate(
+        last=Max("seq"), open=Count("pk", filter=Q(status__in=OPEN_TURN))
+    )
+    return state["last"] or 0, state["open"]
+
+
+def _brief_so_far(project: Project, stages: list[StageRun]) -> dict[str, Any]:
+    if project.status == Project.Status.COMPLETED and project.brief:
+        return project.brief
+    return {stage.key: stage.fields for stage in stages}
+
+
+def _detail_context(
+    request: HtmxHttpRequest, project: Project, *, problem: Problem | None = None
+) -> dict[str, Any]:
+    stages = list(project.stages.order_by("order"))
+    rows = stage_rows(project, stages)
+    events = list(project.events.select_related("actor").order_by("id"))
+    turns = list(project.turns.select_related("call", "author").order_by("seq"))
+    call_ids = [t.call_id for t in turns if t.call_id]
+    letters = {d.call_id: d for d in DeadLetter.objects.filter(call_id__in=call_ids)}
+    waiting = waiting_for(project)
+    cards, placed = [], False
+    for row in rows:
+        failed_here = problem is not None and problem.stage_key == row.key
+        on_field = failed_here and problem.field_name in row.spec.fields
+        placed = placed or failed_here
+        cards.append(
+            StageCard(
+                row=row,
+                inputs=field_inputs(
+                    row.spec,
+                    row.run.fields,
+                    row.run.producer_fields,
+                    error_field=problem.field_name if on_field else "",
+                    error=problem.message if on_field else "",
+                    submitted=problem.submitted.get("value") if on_field else None,
+                ),
+                error=problem.message if failed_here and not on_field else "",
+                reason=problem.submitted.get("reason", "") if failed_here else "",
+            )
+        )
+    section_error = problem.message if problem and not placed else ""
+    return {
+        "project": project,
+        "client_link": request.build_absolute_uri(
+            reverse("client_chat", args=[project.client_token])
+        ),
+        "waiting_for": waiting,
+        "status_lines": status_lines(project, waiting=waiting, rows=rows, events=events),
+        "activity": activity_lines(events, rows)[:ACTIVITY_LINES],
+        "cards": cards,
+        "timeline": rows,
+        "turns": [TurnView(t, letters.get(t.call_id)) for t in turns],
+        "last_seq": turns[-1].seq if turns else 0,
+        "open_turns": sum(t.status in OPEN_TURN for t in turns),
+        "pending": any(t.status in (Turn.Status.RECEIVED, Turn.Status.PROCESSING) for t in turns),
+        "locks": list(project.locks.select_related("set_by")),
+        "lock_keys": sorted(
+            {k for s in stages_for(project.briefing_type) for k in s.locks.values()}
+        ),
+        "brief_json": json.dumps(
+            _brief_so_far(project, stages), ensure_ascii=False, indent=2, sort_keys=False
+        ),
+        "errors": {problem.section: section_error} if section_error else {},
+        "submitted": problem.submitted if problem else {},
+        "can_act": request.user.has_perm("briefing.change_project"),
+    }
+
+
+@login_required
+@require_GET
+def project_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The full page; with htmx, the transcript (and the read-only parts beside it), or 204 while
+    nothing changed since `after` (the last turn shown) and `open` (turns still open)."""
+    project = _get_project_for_user(request, pk)
+    download = request.GET.get("download")
+    if download:
+        return _download(project, download)
+    if request.htmx:
+        after, open_turns = request.GET.get("after", ""), request.GET.get("open", "")
+        if after.isdigit():
+            last, still_open = _transcript_state(project)
+            if int(after) == last and (not open_turns.isdigit() or int(open_turns) == still_open):
+                return HttpResponse(status=204)
+        context = _detail_context(request, project)
+        return _sections(request, context, "transcript", oob=("status", "controls", "brief"))
+    return render(request, DETAIL_TEMPLATE, _detail_context(request, project))
+
+
+def _download(project: Project, kind: str) -> HttpResponse:
+    if kind == "json":
+        body = json.dumps(
+            _brief_so_far(project, list(project.stages.order_by("order"))),
+            ensure_ascii=False,
+            indent=2,
+        )
+        response = HttpResponse(body, content_type="application/json; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="brief-{project.pk}.json"'
+        return response
+    if kind == "md":
+        response = HttpResponse(
+            project.summary_markdown, content_type="text/markdown; charset=utf-8"
+        )
+        response["Content-Disposition"] = f'attachment; filename="brief-{project.pk}.md"'
+        return response
+    return HttpResponseBadRequest("unknown download")
+
+
+# Which part of the page an action re-renders; the others follow out of band.
+ACTION_SECTIONS = {
+    "correct": "stage",
+    "lock": "locks",
+    "unlock": "locks",
+    "takeover": "controls",
+    "release": "controls",
+    "pause": "controls",
+    "resume": "controls",
+    "message": "composer",
+    "reopen": "stages",
+    "force_close": "stages",
+}
+# What else an action may change. The composer is never swapped from elsewhere (it may
+# hold a message being typed), the transcript only when a message was posted.
+FOLLOW_UPS = ("status", "controls", "locks", "stages", "brief")
+
+
+def _follow_ups(action: str, section: str) -> tuple[str, ...]:
+    shown = ("stages",) if section == "stage" else (section,)
+    follow = tuple(s for s in FOLLOW_UPS if s not in shown)
+    return (*follow, "transcript") if action == "message" else follow
+
+
+def _sections(
+    request: HtmxHttpRequest,
+    context: dict[str, Any],
+    primary: str,
+    *,
+    oob: tuple[str, ...] = (),
+    status: int = 200,
+) -> HttpResponse:
+    """The primary partial, then the `oob` ones marked for htmx's out-of-band swap."""
+    html = render_to_string(f"{DETAIL_TEMPLATE}#{primary}", context, request)
+    if oob:
+        html += render_to_string(
+            f"{DETAIL_TEMPLATE}#oob", {**context, "oob_sections": oob}, request
+        )
+    return HttpResponse(html, status=status)
+
+
+def _stage_key(project: Project, request: HtmxHttpRequest) -> str:
+    return spec_for(project, request.POST.get("stage", "")).key
+
+
+def _act(request: HtmxHttpRequest, project: Project, action: str) -> None:
+    """Parse the form and call the service; ApplicationError goes to the caller."""
+    post, user = request.POST, request.user
+    if action == "correct":
+        spec = spec_for(project, post.get("stage", ""))
+        name = post.get("field", "")
+        if name not in spec.fields:
+            raise ApplicationError(f"{spec.key} has no field {name!r}")
+        value = field_value(spec, name, post.get("value", ""))
+        field_correct(project=project, stage_key=spec.key, field=name, value=value, user=user)
+    elif action == "lock":
+        key, value = post.get("key", "").strip(), post.get("value", "")
+        lock_set(project=project, key=key, value=value, user=user)
+    elif action == "unlock":
+        lock_remove(project=project, key=post.get("key", ""), user=user)
+    elif action == "takeover":
+        takeover_start(project=project, user=user)
+    elif action == "release":
+        takeover_release(project=project, user=user)
+    elif action == "message":
+        producer_message_post(project=project, text=post.get("text", ""), user=user)
+    elif action == "pause":
+        project_pause(project=project, user=user)
+    elif action == "resume":
+        project_resume(project=project, user=user)
+    elif action == "reopen":
+        stage_reopen(project=project, stage_key=_stage_key(project, request), user=user)
+    elif action == "force_close":
+        stage_key, reason = _stage_key(project, request), post.get("reason", "")
+        stage_force_close(project=project, stage_key=stage_key, user=user, reason=reason)
+
+
+@login_required
+@require_POST
+def project_action(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """One producer action (`action` names it). Without htmx: redirect back, the outcome in
+    the messages. With htmx: the changed part of the page, or it again with the error in
+    place and status 400."""
+    project = _get_project_for_user(request, pk)
+    if not request.user.has_perm("briefing.change_project"):
+        raise PermissionDenied
+    action = request.POST.get("action", "")
+    section = ACTION_SECTIONS.get(action)
+    if section is None:
+        return HttpResponseBadRequest("unknown action")
+    try:
+        _act(request, project, action)
+    except ApplicationError as error:
+        problem = _problem(request, action, section, error)
+        if not request.htmx:
+            messages.error(request, error.message)
+            return redirect(_back(project, section, problem.stage_key))
+        project.refresh_from_db()
+        context = _detail_context(request, project, problem=problem)
+        if section == "stage":
+            context["card"] = _card(context, problem.stage_key)
+            if context["card"] is None:  # an unknown stage: nowhere to show it in place
+                return HttpResponseBadRequest(error.message)
+        return _sections(request, context, section, status=400)
+    if not request.htmx:
+        messages.success(request, f"Done: {action.replace('_', ' ')}.")
+        stage_key = request.POST.get("stage", "") if section in ("stage", "stages") else ""
+        return redirect(_back(project, section, stage_key))
+    project.refresh_from_db()
+    context = _detail_context(request, project)
+    if section == "stage":
+        context["card"] = _card(context, request.POST.get("stage", ""))
+    return _sections(request, context, section, oob=_follow_ups(action, section))
+
+
+def _problem(
+    request: HtmxHttpRequest, action: str, section: str, error: ApplicationError
+) -> Problem:
+    post = request.POST
+    stage_key = post.get("stage", "") if section in ("stage", "stages") else ""
+    submitted = {
+        name: post.get(name, "") for name in ("value", "reason", "text", "key") if name in post
+    }
+    return Problem(
+        message=error.message,
+        section=section,
+        stage_key=stage_key,
+        field_name=post.get("field", "") if action == "correct" else "",
+        submitted=submitted,
+    )
+
+
+def _card(context: dict[str, Any], stage_key: str) -> StageCard | None:
+    return next((c for c in context["cards"] if c.row.key == stage_key), None)
+
+
+def _back(project: Project, section: str, stage_key: str = "") -> str:
+    """The page again, scrolled to where the action was."""
+    url = reverse("project_detail", args=[project.pk])
+    anchor = f"stage-{stage_key}" if stage_key else section
+    return f"{url}#{anchor}"

@@ -1,0 +1,52 @@
+"""The client's chat page in a real browser: a reply appears without a reload, and the page
+still works with JavaScript turned off."""
+
+from __future__ import annotations
+
+import pytest
+
+from briefing.services import project_create
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def project():
+    return project_create(title="Кофейня «Зерно»", language="ru")
+
+
+def test_the_reply_appears_without_a_reload(live_server, page, project):
+    page.goto(f"{live_server.url}/c/{project.client_token}/")
+    page.get_by_role("textbox").fill("Здравствуйте! Хотим снять ролик.")
+    page.get_by_role("button", name="Отправить").click()
+    bubbles = page.locator(".bubble")
+    bubbles.filter(has_text="Хотим снять ролик").wait_for(timeout=2000)
+    bubbles.filter(has_text="Как вас зовут").wait_for(timeout=2000)
+    # No navigation happened: htmx swapped the conversation in place, the box is empty again.
+    assert page.url.endswith(f"/c/{project.client_token}/")
+    assert page.get_by_role("textbox").input_value() == ""
+
+
+def test_the_page_works_with_javascript_off(live_server, browser, project):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/c/{project.client_token}/")
+        page.get_by_role("textbox").fill("<b>Привет</b>")
+        page.get_by_role("button", name="Отправить").click()
+        page.wait_for_load_state()
+        assert page.locator(".bubble.client").inner_text() == "<b>Привет</b>"
+        assert page.locator(".bubble").count() == 2  # the message and the agent's question
+    finally:
+        context.close()
+
+
+def test_the_chat_fits_a_phone(live_server, browser, project):
+    context = browser.new_context(viewport={"width": 375, "height": 700}, is_mobile=True)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/c/{project.client_token}/")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 375
+    finally:
+        context.close()

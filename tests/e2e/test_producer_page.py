@@ -1,0 +1,82 @@
+"""The producer's working day in a real browser: log in, find the briefing, watch a client
+message arrive without a reload, correct a field, take over and answer."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import transaction
+
+from briefing.models import StageRun
+from briefing.services import project_create, turn_receive
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def producer():
+    user = get_user_model().objects.create_user("prod", password="pw")
+    user.groups.add(Group.objects.get(name="Producers"))
+    return user
+
+
+def log_in(page, live_server):
+    page.goto(f"{live_server.url}/login/")
+    page.fill("input[name=username]", "prod")
+    page.fill("input[name=password]", "pw")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/")
+
+
+def test_a_producers_day(live_server, page, producer):
+    project = project_create(title="Promo", language="ru", producer=producer)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    log_in(page, live_server)
+    assert page.locator("#rows .project-row").count() == 1
+
+    page.goto(f"{live_server.url}/briefings/{project.pk}/")
+    url = page.url
+    # A client writes; the transcript shows it and the agent's reply without a reload.
+    with transaction.atomic():
+        turn_receive(project=project, text="Здравствуйте, это Анна из «Зерна»")
+    page.locator("#transcript").get_by_text("это Анна из «Зерна»").wait_for(timeout=2000)
+    page.locator("#transcript").get_by_text("Как вас зовут").wait_for(timeout=2000)
+    assert page.url == url
+
+    # An invalid correction shows its error in place; a valid one is saved.
+    card = page.locator("#stage-budget")
+    card.locator("input#f-budget-budget").fill("a lot")
+    card.locator("tr:has(#f-budget-budget) button").click()
+    page.locator("#stage-budget .error").wait_for()
+    assert "integer" in page.locator("#stage-budget .error").inner_text()
+    page.locator("input#f-budget-budget").fill("450 000")
+    page.locator("#stage-budget tr:has(#f-budget-budget) button").click()
+    page.wait_for_function("document.querySelector('#stage-budget .error') === null")
+    assert StageRun.objects.get(project=project, key="budget").fields["budget"] == 450_000
+
+    # Force-closing a stage with missing fields asks for a reason.
+    page.locator("#stage-intro button:has-text('Force-close')").click()
+    page.locator("#stage-intro .error").wait_for()
+    assert "give a reason" in page.locator("#stage-intro .error").inner_text()
+
+    # Take over and answer the client as the producer.
+    page.locator("#controls button:has-text('Take over')").click()
+    page.locator("#controls button:has-text('Release')").wait_for()
+    page.fill("#message-text", "Привет от продюсера")
+    page.locator("#composer button").click()
+    page.locator("#transcript .turn.producer").wait_for()
+    assert page.locator("#message-text").input_value() == ""
+    page.locator("#status:has-text('taken over by prod')").wait_for()
+    assert not errors, errors
+
+
+def test_another_producers_briefing_is_not_found(live_server, page, producer):
+    other = get_user_model().objects.create_user("other", password="pw")
+    project = project_create(title="Not yours", language="ru", producer=other)
+    log_in(page, live_server)
+    response = page.goto(f"{live_server.url}/briefings/{project.pk}/")
+    assert response.status == 404
+    page.goto(f"{live_server.url}/")
+    assert page.locator("#rows .project-row").count() == 0
