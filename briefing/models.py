@@ -43,7 +43,10 @@ class Project(models.Model):
         blank=True,
         related_name="+",
     )
-    client_token = models.CharField(max_length=64, unique=True, default=_client_token)
+    # The client's link; None once revoked (a rotated link gets a new token, the old one 404s).
+    client_token = models.CharField(
+        max_length=64, unique=True, null=True, blank=True, default=_client_token
+    )
     profile = models.JSONField(default=dict, blank=True)
     brief = models.JSONField(null=True, blank=True)
     summary_markdown = models.TextField(blank=True)
@@ -204,6 +207,8 @@ class BriefingEvent(models.Model):
         TURN_WAITING = "turn_waiting"
         PROJECT_PAUSED = "project_paused"
         PROJECT_RESUMED = "project_resumed"
+        CLIENT_LINK_ROTATED = "client_link_rotated"
+        CLIENT_LINK_REVOKED = "client_link_revoked"
         BRIEF_COMPLETED = "brief_completed"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="events")

@@ -242,6 +242,25 @@ def _profile_sync(project: Project) -> None:
 
 
 @transaction.atomic
+def client_link_rotate(*, project: Project, user: Any) -> str:
+    """A new link for the client; the old one stops working at once."""
+    from briefing.models import _client_token
+
+    project.client_token = _client_token()
+    project.save(update_fields=["client_token", "updated_at"])
+    event_record(project=project, kind=Kind.CLIENT_LINK_ROTATED, actor=user)
+    return project.client_token
+
+
+@transaction.atomic
+def client_link_revoke(*, project: Project, user: Any) -> None:
+    """No link works any more until a producer makes a new one."""
+    project.client_token = None
+    project.save(update_fields=["client_token", "updated_at"])
+    event_record(project=project, kind=Kind.CLIENT_LINK_REVOKED, actor=user)
+
+
+@transaction.atomic
 def takeover_start(*, project: Project, user: Any) -> None:
     project = Project.objects.select_for_update().get(pk=project.pk)
     if project.taken_over_by_id:

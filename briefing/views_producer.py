@@ -25,6 +25,8 @@ from briefing.errors import ApplicationError
 from briefing.forms import DashboardFilterForm, ProjectNewForm, field_inputs, field_value
 from briefing.models import Project, StageRun, Turn
 from briefing.services import (
+    client_link_revoke,
+    client_link_rotate,
     field_correct,
     lock_remove,
     lock_set,
@@ -195,7 +197,9 @@ def _detail_context(
         "project": project,
         "client_link": request.build_absolute_uri(
             reverse("client_chat", args=[project.client_token])
-        ),
+        )
+        if project.client_token
+        else "",
         "waiting_for": waiting,
         "status_lines": status_lines(project, waiting=waiting, rows=rows, events=events),
         "activity": activity_lines(events, rows)[:ACTIVITY_LINES],
@@ -269,6 +273,8 @@ ACTION_SECTIONS = {
     "message": "composer",
     "reopen": "stages",
     "force_close": "stages",
+    "rotate_link": "controls",
+    "revoke_link": "controls",
 }
 # What else an action may change. The composer is never swapped from elsewhere (it may
 # hold a message being typed), the transcript only when a message was posted.
@@ -329,6 +335,10 @@ def _act(request: HtmxHttpRequest, project: Project, action: str) -> None:
         project_resume(project=project, user=user)
     elif action == "reopen":
         stage_reopen(project=project, stage_key=_stage_key(project, request), user=user)
+    elif action == "rotate_link":
+        client_link_rotate(project=project, user=user)
+    elif action == "revoke_link":
+        client_link_revoke(project=project, user=user)
     elif action == "force_close":
         stage_key, reason = _stage_key(project, request), post.get("reason", "")
         stage_force_close(project=project, stage_key=stage_key, user=user, reason=reason)

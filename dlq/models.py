@@ -35,6 +35,9 @@ class StructuredCall(models.Model):
     prompt_tokens_estimate = models.PositiveIntegerField(default=0)
     cacheable_tokens_estimate = models.PositiveIntegerField(default=0)
     coercions = models.JSONField(default=list, blank=True)
+    # What the model saw and said, per attempt: the per-turn detail a producer opens.
+    prompt_messages = models.JSONField(default=list, blank=True)
+    raw_responses = models.JSONField(default=list, blank=True)
     source_kind = models.CharField(max_length=40, blank=True)
     source_id = models.CharField(max_length=64, blank=True)
 

@@ -59,6 +59,8 @@ def structured_call_record(
         coercions=[c.as_dict() for c in result.final.outcome.coercions]
         if result.final.outcome
         else [],
+        prompt_messages=[[m.as_dict() for m in a.messages] for a in result.attempts],
+        raw_responses=result.raw_responses,
         source_kind=source_kind,
         source_id=str(source_id),
     )
@@ -78,8 +80,8 @@ def structured_call_record(
             provider=result.provider,
             model=result.model,
             raw_input=raw_input,
-            prompt_messages=[[m.as_dict() for m in a.messages] for a in result.attempts],
-            raw_responses=result.raw_responses,
+            prompt_messages=call.prompt_messages,
+            raw_responses=call.raw_responses,
             errors=[e.as_dict() for e in result.errors],
             error_signature=result.error_signature or "$: unknown",
             usage={

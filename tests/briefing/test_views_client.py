@@ -84,3 +84,18 @@ def test_polling_answers_204_until_something_new_arrives(client, project, say):
     fragment = client.get(url, {"after": last})
     assert fragment.status_code == 200
     assert "Анна" in fragment.content.decode()
+
+
+def test_a_rotated_link_replaces_the_old_one_and_a_revoked_one_is_gone(client, project, producer):
+    from briefing.services import client_link_revoke, client_link_rotate
+
+    old = chat_url(project)
+    client_link_rotate(project=project, user=producer)
+    assert client.get(old).status_code == 404
+    assert client.get(chat_url(project)).status_code == 200
+    current = chat_url(project)
+    client_link_revoke(project=project, user=producer)
+    assert project.client_token is None
+    assert client.get(current).status_code == 404
+    kinds = list(project.events.values_list("kind", flat=True))
+    assert kinds == ["client_link_rotated", "client_link_revoked"]

@@ -41,8 +41,9 @@ def test_a_producers_day(live_server, page, producer):
     # A client writes; the transcript shows it and the agent's reply without a reload.
     with transaction.atomic():
         turn_receive(project=project, text="Здравствуйте, это Анна из «Зерна»")
-    page.locator("#transcript").get_by_text("это Анна из «Зерна»").wait_for(timeout=2000)
-    page.locator("#transcript").get_by_text("Как вас зовут").wait_for(timeout=2000)
+    turns = page.locator("#transcript .turn-text")
+    turns.filter(has_text="это Анна из «Зерна»").wait_for(timeout=2000)
+    turns.filter(has_text="Как вас зовут").wait_for(timeout=2000)
     assert page.url == url
 
     # An invalid correction shows its error in place; a valid one is saved.
