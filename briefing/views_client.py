@@ -3,6 +3,7 @@ JavaScript off (a plain form post and a reload), and with htmx it polls for the 
 
 from __future__ import annotations
 
+from django.db.models import Max
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
@@ -21,7 +22,7 @@ def _context(project, *, error: str = "") -> dict:
     turns = list(
         project.turns.filter(role__in=VISIBLE_ROLES)
         .order_by("seq")
-        .only("seq", "role", "text", "status")
+        .only("project_id", "seq", "role", "text", "status")
     )
     pending = any(
         t.role == Turn.Role.CLIENT and t.status in (Turn.Status.RECEIVED, Turn.Status.PROCESSING)
@@ -60,8 +61,9 @@ def client_messages(request: HttpRequest, token: str) -> HttpResponse:
     """The conversation fragment for polling; 204 (htmx swaps nothing) while nothing is new
     since `after`, so a waiting page costs one small query a second."""
     project = project_for_client(token)
-    context = _context(project)
     after = request.GET.get("after", "")
-    if after.isdigit() and int(after) == context["last_seq"]:
-        return HttpResponse(status=204)
-    return render(request, "briefing/client_chat.html#conversation", context)
+    if after.isdigit():
+        last = project.turns.filter(role__in=VISIBLE_ROLES).aggregate(last=Max("seq"))["last"]
+        if int(after) == (last or 0):
+            return HttpResponse(status=204)
+    return render(request, "briefing/client_chat.html#conversation", _context(project))
