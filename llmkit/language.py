@@ -177,8 +177,14 @@ def _single_word_marker(word: str, text: str) -> str | None:
     return found[0] if len(set(found)) == 1 else None
 
 
+# Markup a client pasted (or an attacker typed) is not the language they write in.
+_MARKUP = re.compile(r"</?[A-Za-z][^<>]{0,200}>|&[A-Za-z]+;|&#\d+;")
+
+
 def _without_addresses(text: str) -> str:
-    """`text` with its e-mail addresses, links and @handles replaced by spaces."""
+    """`text` with its markup, e-mail addresses, links and @handles replaced by spaces."""
+    if "<" in text or "&" in text:
+        text = _MARKUP.sub(" ", text)
     spans = [(f.start, f.end) for f in (*find_emails(text), *find_urls(text))]
     if spans:
         parts, last = [], 0

@@ -288,3 +288,9 @@ def test_detect_language_never_raises_on_undecodable_bytes(raw: bytes) -> None:
     # Lone surrogates are what a lenient decoder leaves behind.
     text = raw.decode("utf-8", errors="surrogateescape")
     assert detect_language(text) in LANGUAGES
+
+
+def test_markup_carries_no_language():
+    text = "<script>alert(1)</script> Пекарня «Колос»"
+    assert detect_language(text, default="ru") == "ru"
+    assert detect_language("<b>Привет</b>, <i>нам нужен ролик</i>", default="en") == "ru"
