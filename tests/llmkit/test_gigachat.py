@@ -214,6 +214,8 @@ def test_stream_reads_to_done_with_precached_usage(server):
     assert completion.text == "Без JSON ответ."
     assert not completion.early_closed
     assert (completion.usage.prompt_tokens, completion.usage.cached_tokens) == (40, 32)
+    # The server counts a chunk after writing it: wait for its side to finish first.
+    assert reply.stats.finished.wait(5)
     assert reply.stats.sent == reply.stats.total
     assert server.requests_to(CHAT)[0].json()["stream"] is True
 

@@ -124,6 +124,8 @@ def test_stream_reads_to_done_and_takes_usage_from_the_last_chunk(server, provid
     assert not completion.early_closed
     assert (completion.usage.prompt_tokens, completion.usage.cached_tokens) == (30, 16)
     assert completion.usage.completion_tokens == 9
+    # The server counts a chunk after writing it: wait for its side to finish first.
+    assert reply.stats.finished.wait(5)
     assert reply.stats.sent == reply.stats.total
     body = server.requests_to(PATH)[0].json()
     assert body["stream"] is True
