@@ -8,6 +8,9 @@ os.environ.setdefault("VAR_DIR", tempfile.mkdtemp(prefix="briefing-test-var-"))
 
 from config.settings import *  # noqa: F403
 
+# The test client and the live server speak plain HTTP.
+SECURE_SSL_REDIRECT = SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = False
+SECURE_HSTS_SECONDS = 0
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Unit tests run tasks in-process; tests/test_celery_worker.py runs real workers.
 CELERY_TASK_ALWAYS_EAGER = True

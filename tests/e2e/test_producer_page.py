@@ -6,10 +6,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.db import transaction
 
 from briefing.models import StageRun
-from briefing.services import project_create, turn_receive
+from briefing.services import project_create
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -29,47 +28,66 @@ def log_in(page, live_server):
     page.wait_for_url(f"{live_server.url}/")
 
 
-def test_a_producers_day(live_server, page, producer):
+def test_a_producers_day(live_server, browser, page, producer):
     project = project_create(title="Promo", language="ru", producer=producer)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     log_in(page, live_server)
     assert page.locator("#rows .project-row").count() == 1
-
     page.goto(f"{live_server.url}/briefings/{project.pk}/")
     url = page.url
-    # A client writes; the transcript shows it and the agent's reply without a reload.
-    with transaction.atomic():
-        turn_receive(project=project, text="Здравствуйте, это Анна из «Зерна»")
-    turns = page.locator("#transcript .turn-text")
-    turns.filter(has_text="это Анна из «Зерна»").wait_for(timeout=2000)
-    turns.filter(has_text="Как вас зовут").wait_for(timeout=2000)
-    assert page.url == url
 
-    # An invalid correction shows its error in place; a valid one is saved.
-    card = page.locator("#stage-budget")
-    card.locator("input#f-budget-budget").fill("a lot")
-    card.locator("tr:has(#f-budget-budget) button").click()
-    page.locator("#stage-budget .error").wait_for()
-    assert "integer" in page.locator("#stage-budget .error").inner_text()
-    page.locator("input#f-budget-budget").fill("450 000")
-    page.locator("#stage-budget tr:has(#f-budget-budget) button").click()
-    page.wait_for_function("document.querySelector('#stage-budget .error') === null")
-    assert StageRun.objects.get(project=project, key="budget").fields["budget"] == 450_000
+    # The client chats through their link in a second browser context.
+    client_context = browser.new_context(viewport={"width": 390, "height": 780})
+    chat = client_context.new_page()
+    try:
+        chat.goto(f"{live_server.url}/c/{project.client_token}/")
+        chat.get_by_role("textbox").fill("Здравствуйте, это Анна из «Зерна»")
+        chat.get_by_role("button", name="Отправить").click()
 
-    # Force-closing a stage with missing fields asks for a reason.
-    page.locator("#stage-intro button:has-text('Force-close')").click()
-    page.locator("#stage-intro .error").wait_for()
-    assert "give a reason" in page.locator("#stage-intro .error").inner_text()
+        # The producer sees the message and the agent's reply without a reload.
+        turns = page.locator("#transcript .turn-text")
+        turns.filter(has_text="это Анна из «Зерна»").wait_for(timeout=2000)
+        turns.filter(has_text="Как вас зовут").wait_for(timeout=2000)
+        assert page.url == url
 
-    # Take over and answer the client as the producer.
-    page.locator("#controls button:has-text('Take over')").click()
-    page.locator("#controls button:has-text('Release')").wait_for()
-    page.fill("#message-text", "Привет от продюсера")
-    page.locator("#composer button").click()
-    page.locator("#transcript .turn.producer").wait_for()
-    assert page.locator("#message-text").input_value() == ""
-    page.locator("#status:has-text('taken over by prod')").wait_for()
+        # An invalid correction shows its error in place; a valid one is saved.
+        card = page.locator("#stage-budget")
+        card.locator("input#f-budget-budget").fill("a lot")
+        card.locator("tr:has(#f-budget-budget) button").click()
+        page.locator("#stage-budget .error").wait_for()
+        assert "integer" in page.locator("#stage-budget .error").inner_text()
+        page.locator("input#f-budget-budget").fill("450 000")
+        page.locator("#stage-budget tr:has(#f-budget-budget) button").click()
+        page.wait_for_function("document.querySelector('#stage-budget .error') === null")
+        assert StageRun.objects.get(project=project, key="budget").fields["budget"] == 450_000
+
+        # The producer locks the product name; the stage field follows the lock.
+        locks = page.locator("#locks")
+        locks.locator("input[name=key]").last.fill("product_name")
+        locks.locator("input[name=value]").last.fill("Кофейни «Зерно»")
+        locks.locator("button:has-text('Lock')").last.click()
+        page.locator("#locks").get_by_text("product_name").wait_for()
+        assert StageRun.objects.get(project=project, key="vision").fields["productName"] == (
+            "Кофейни «Зерно»"
+        )
+
+        # Force-closing a stage with missing fields asks for a reason.
+        page.locator("#stage-intro button:has-text('Force-close')").click()
+        page.locator("#stage-intro .error").wait_for()
+        assert "give a reason" in page.locator("#stage-intro .error").inner_text()
+
+        # Take over and answer: the message appears on the client's page.
+        page.locator("#controls button:has-text('Take over')").click()
+        page.locator("#controls button:has-text('Release')").wait_for()
+        page.fill("#message-text", "Привет от продюсера")
+        page.locator("#composer button").click()
+        page.locator("#transcript .turn.producer").wait_for()
+        assert page.locator("#message-text").input_value() == ""
+        page.locator("#status:has-text('taken over by prod')").wait_for()
+        chat.locator(".bubble", has_text="Привет от продюсера").wait_for(timeout=7000)
+    finally:
+        client_context.close()
     assert not errors, errors
 
 
