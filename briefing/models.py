@@ -7,6 +7,10 @@ import secrets
 from django.conf import settings
 from django.db import models
 
+from llmkit.language import LANGUAGES
+
+LANGUAGE_CHOICES = sorted(LANGUAGES.items())
+
 
 def _client_token() -> str:
     return secrets.token_urlsafe(24)
@@ -25,7 +29,8 @@ class Project(models.Model):
     client_name = models.CharField(max_length=200, blank=True)
     client_contact = models.CharField(max_length=200, blank=True)
     briefing_type = models.CharField(max_length=40, default="production")
-    language = models.CharField(max_length=8, default="ru")
+    # The languages the engine detects and can force a reply in (llmkit.language).
+    language = models.CharField(max_length=8, default="ru", choices=LANGUAGE_CHOICES)
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.ACTIVE, db_index=True
     )
