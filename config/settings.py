@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 
 from config.env import env_bool, env_float, env_int, env_list, env_str
 
@@ -124,6 +125,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "briefing-turns-sweep": {"task": "briefing.tasks.turns_sweep", "schedule": 60.0},
+    # Monday morning, for the week that ended the day before.
+    "dlq-weekly-digest": {
+        "task": "dlq.tasks.weekly_digest",
+        "schedule": crontab(hour=9, minute=0, day_of_week="mon"),
+    },
 }
 
 # --- Language models ------------------------------------------------------------------
@@ -132,6 +138,9 @@ LLM_PROVIDERS = env_list("LLM_PROVIDERS", ["rules"])
 LLM_CALL_BUDGET_S = env_float("LLM_CALL_BUDGET_S", 100.0)
 # The rules agent's stage logic (it asks the current stage's questions).
 LLM_RULES_RESPONDER = "briefing.agents.stage_rules_responder"
+
+# Schemas retried in more than this share of a week's calls are called out in the digest.
+DLQ_RETRY_SHARE_ALERT = env_float("DLQ_RETRY_SHARE_ALERT", 0.2)
 
 # --- Briefing engine ----------------------------------------------------------------
 # How many turns of the current stage an agent sees (never the whole history).

@@ -8,5 +8,6 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    path("dlq/", include("dlq.urls")),
     path("", include("briefing.urls")),
 ]

@@ -1,10 +1,21 @@
 """Celery entry points of the dlq app."""
 
-from celery import shared_task
+from datetime import timedelta
 
+from celery import shared_task
+from django.utils import timezone
+
+from dlq.digest import weekly_digest_send
 from dlq.services import llm_check_run
 
 
 @shared_task
 def llm_check(source_id: str = "") -> None:
     llm_check_run(source_id=source_id)
+
+
+@shared_task
+def weekly_digest() -> int:
+    """The week's parse-quality digest, e-mailed to the managers (the beat schedule runs it
+    on Monday morning for the week that ended the day before)."""
+    return weekly_digest_send(week_ending=timezone.localdate() - timedelta(days=1))

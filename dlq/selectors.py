@@ -1,0 +1,190 @@
+"""Reads over the recorded structured calls and dead letters: the parse-quality figures and
+the open dead letters grouped by what went wrong. Measured from the records, never estimated."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from django.db.models import Avg, Count, Max, Q, QuerySet, Sum
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from dlq.models import DeadLetter, StructuredCall
+
+OUTCOMES: list[str] = [outcome.value for outcome in StructuredCall.Outcome]
+TREND_DAYS = 7
+
+
+def local_day_start(day: date) -> datetime:
+    """Midnight of `day` in the current time zone: days are counted as the office sees them."""
+    return timezone.make_aware(datetime.combine(day, time.min))
+
+
+def _share(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
+
+
+def _counting_aggregates() -> dict[str, Count]:
+    """One Count per outcome plus the total and the retried calls, for aggregate/annotate."""
+    return {
+        "total": Count("id"),
+        "retried": Count("id", filter=Q(retry_used=True)),
+        **{f"outcome_{o}": Count("id", filter=Q(outcome=o)) for o in OUTCOMES},
+    }
+
+
+def _breakdown(row: dict[str, Any]) -> dict[str, Any]:
+    total = row["total"] or 0
+    return {
+        "total": total,
+        "outcomes": {
+            o: {"count": row[f"outcome_{o}"], "share": _share(row[f"outcome_{o}"], total)}
+            for o in OUTCOMES
+        },
+        "retry_count": row["retried"],
+        "retry_share": _share(row["retried"], total),
+    }
+
+
+def _grouped(calls: QuerySet[StructuredCall], field: str) -> dict[str, dict[str, Any]]:
+    rows = calls.order_by().values(field).annotate(**_counting_aggregates()).order_by(field)
+    return {row[field]: _breakdown(row) for row in rows}
+
+
+def _percentile(sorted_values: list[int], q: float) -> int | None:
+    """Nearest-rank percentile: a value that was actually observed."""
+    if not sorted_values:
+        return None
+    rank = max(math.ceil(q * len(sorted_values)), 1)
+    return sorted_values[rank - 1]
+
+
+def _is_failover(provider: str, providers: list[str] | None) -> bool:
+    providers = [p for p in (providers or []) if p]
+    if not providers:
+        return False
+    return len(set(providers)) > 1 or provider != providers[0]
+
+
+def parse_quality(
+    *,
+    since: datetime,
+    until: datetime,
+    schema: str | None = None,
+    provider: str | None = None,
+) -> dict[str, Any]:
+    """The parse-quality figures of the calls made in [since, until), optionally of one
+    schema and/or one provider."""
+    calls = StructuredCall.objects.filter(created_at__gte=since, created_at__lt=until)
+    if schema:
+        calls = calls.filter(schema_name=schema)
+    if provider:
+        calls = calls.filter(provider=provider)
+
+    overall = _breakdown(calls.aggregate(**_counting_aggregates()))
+
+    per_day_rows = (
+        calls.order_by()
+        .annotate(day=TruncDate("created_at"))
+        .values("day")
+        .annotate(**{f"outcome_{o}": Count("id", filter=Q(outcome=o)) for o in OUTCOMES})
+        .order_by("day")
+    )
+    by_day = {row["day"]: row for row in per_day_rows}
+    first_day = timezone.localtime(since).date()
+    last_day = timezone.localtime(until - timedelta(microseconds=1)).date()
+    per_day = []
+    day = first_day
+    while day <= last_day:
+        row = by_day.get(day, {})
+        counts = {o: row.get(f"outcome_{o}", 0) for o in OUTCOMES}
+        per_day.append({"day": day.isoformat(), **counts})
+        day += timedelta(days=1)
+
+    tokens = calls.aggregate(
+        prompt_mean=Avg("prompt_tokens"), completion_mean=Avg("completion_tokens")
+    )
+    estimates = calls.filter(prompt_tokens_estimate__gt=0).aggregate(
+        cacheable=Sum("cacheable_tokens_estimate"), prompt=Sum("prompt_tokens_estimate")
+    )
+    cacheable_share = estimates["cacheable"] / estimates["prompt"] if estimates["prompt"] else None
+
+    # Latency percentiles and failovers need every row: computed here so SQLite and
+    # PostgreSQL give the same figures.
+    latencies: list[int] = []
+    failovers = 0
+    for latency_ms, call_provider, providers in calls.order_by().values_list(
+        "latency_ms", "provider", "providers"
+    ):
+        latencies.append(latency_ms)
+        failovers += _is_failover(call_provider, providers)
+    latencies.sort()
+
+    return {
+        "since": since.isoformat(),
+        "until": until.isoformat(),
+        "schema": schema,
+        "provider": provider,
+        **overall,
+        "per_day": per_day,
+        "per_schema": _grouped(calls, "schema_name"),
+        "per_provider": _grouped(calls, "provider"),
+        "tokens": {
+            "prompt_mean": tokens["prompt_mean"],
+            "completion_mean": tokens["completion_mean"],
+            "cacheable_prefix_share": cacheable_share,
+        },
+        "latency_ms": {"p50": _percentile(latencies, 0.5), "p95": _percentile(latencies, 0.95)},
+        "failovers": {"count": failovers, "share": _share(failovers, overall["total"])},
+    }
+
+
+def dead_letter_groups(
+    *, status: str = DeadLetter.Status.OPEN, today: date | None = None
+) -> list[dict[str, Any]]:
+    """Dead letters of one status grouped by error signature, biggest group first, each with
+    its schemas, providers, newest letter and a count per day over the last seven days."""
+    letters = DeadLetter.objects.filter(status=status).order_by()
+    groups = list(
+        letters.values("error_signature")
+        .annotate(count=Count("id"), newest=Max("created_at"))
+        .order_by("-count", "-newest", "error_signature")
+    )
+    schemas: dict[str, set[str]] = defaultdict(set)
+    providers: dict[str, set[str]] = defaultdict(set)
+    for signature, schema_name, letter_provider in letters.values_list(
+        "error_signature", "schema_name", "provider"
+    ).distinct():
+        schemas[signature].add(schema_name)
+        if letter_provider:
+            providers[signature].add(letter_provider)
+
+    today = today or timezone.localdate()
+    days = [today - timedelta(days=offset) for offset in range(TREND_DAYS - 1, -1, -1)]
+    per_day: dict[tuple[str, date], int] = {
+        (row["error_signature"], row["day"]): row["n"]
+        for row in letters.filter(
+            created_at__gte=local_day_start(days[0]),
+            created_at__lt=local_day_start(today + timedelta(days=1)),
+        )
+        .annotate(day=TruncDate("created_at"))
+        .values("error_signature", "day")
+        .annotate(n=Count("id"))
+    }
+    return [
+        {
+            "error_signature": group["error_signature"],
+            "count": group["count"],
+            "schema_names": sorted(schemas[group["error_signature"]]),
+            "providers": sorted(providers[group["error_signature"]]),
+            "newest": group["newest"],
+            "trend": [
+                {"day": day.isoformat(), "count": per_day.get((group["error_signature"], day), 0)}
+                for day in days
+            ],
+        }
+        for group in groups
+    ]
