@@ -12,13 +12,12 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Max, Prefetch, Q
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
-from django_htmx.middleware import HtmxDetails
 
 from briefing.access import project_for_user, projects_for_user
 from briefing.errors import ApplicationError
@@ -49,14 +48,8 @@ from briefing.status import (
     waiting_for,
     with_dashboard_facts,
 )
+from config.http import HtmxHttpRequest
 from dlq.models import DeadLetter
-
-
-class HtmxHttpRequest(HttpRequest):
-    """A request that went through django-htmx's middleware (for the type checker)."""
-
-    htmx: HtmxDetails
-
 
 DASHBOARD_TEMPLATE = "briefing/dashboard.html"
 DETAIL_TEMPLATE = "briefing/project_detail.html"

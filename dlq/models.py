@@ -87,6 +87,8 @@ class DeadLetter(models.Model):
     resolved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # Why it was resolved (the reason given for a discard), with resolved_by/at its record.
+    resolution_note = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -188,3 +188,35 @@ def dead_letter_groups(
         }
         for group in groups
     ]
+
+
+# The list's filters: query parameter → DeadLetter field.
+DEAD_LETTER_FILTERS = {
+    "status": "status",
+    "schema": "schema_name",
+    "provider": "provider",
+    "source_kind": "source_kind",
+    "signature": "error_signature",
+}
+
+
+def dead_letters_filtered(params: dict[str, str]) -> QuerySet[DeadLetter]:
+    """Every dead letter, newest first, filtered by `DEAD_LETTER_FILTERS` and searched in the
+    client's text with `q`."""
+    letters = DeadLetter.objects.order_by("-created_at", "-id")
+    for name, field in DEAD_LETTER_FILTERS.items():
+        if params.get(name):
+            letters = letters.filter(**{field: params[name]})
+    if params.get("q"):
+        letters = letters.filter(raw_input__icontains=params["q"])
+    return letters
+
+
+def dead_letter_choices(field: str) -> list[str]:
+    """The values a filter can take, from the letters there are."""
+    return list(
+        DeadLetter.objects.order_by(field)
+        .values_list(field, flat=True)
+        .distinct()
+        .exclude(**{field: ""})
+    )

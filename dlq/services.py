@@ -10,8 +10,10 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from briefing.errors import ApplicationError
 from dlq.models import DeadLetter, StructuredCall
 from llmkit.config import chain_from_env
 from llmkit.fields import StructuredModel
@@ -156,3 +158,26 @@ def llm_check_run(*, source_id: str = "") -> tuple[StructuredResult, StructuredC
         source_id=source_id,
         max_tokens=64,
     )
+
+
+def dead_letter_discard(*, dead_letter: DeadLetter, user: Any, reason: str) -> DeadLetter:
+    """Close an open dead letter without replaying it. The reason, who and when stay on the
+    row: they are the record of the decision."""
+    reason = reason.strip()
+    if not reason:
+        raise ApplicationError("a reason is required")
+    with transaction.atomic():
+        # Locked and re-read so two reviewers cannot both discard the same letter.
+        locked = DeadLetter.objects.select_for_update().get(pk=dead_letter.pk)
+        if locked.status != DeadLetter.Status.OPEN:
+            raise ApplicationError(
+                f"only an open dead letter can be discarded; this one is {locked.status}"
+            )
+        locked.status = DeadLetter.Status.DISCARDED
+        locked.resolved_at = timezone.now()
+        locked.resolved_by = user
+        locked.resolution_note = reason
+        # `call` is nullable without blank=True: an older letter without its call stays valid.
+        locked.full_clean(exclude=["call"])
+        locked.save(update_fields=["status", "resolved_at", "resolved_by", "resolution_note"])
+    return locked

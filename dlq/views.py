@@ -1,20 +1,46 @@
-"""Read-only pages over the recorded calls, for whoever may view structured calls
-(managers): the parse-quality figures as JSON and the weekly digest as a page."""
+"""Pages over the recorded calls and dead letters, for managers: the parse-quality figures as
+JSON, the weekly digest, and the dead-letter review (groups, list, detail, discard)."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required, permission_required
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
+from briefing.errors import ApplicationError
+from briefing.models import Turn
+from config.http import HtmxHttpRequest
 from dlq.digest import weekly_digest_build
-from dlq.selectors import OUTCOMES, local_day_start, parse_quality
+from dlq.models import DeadLetter
+from dlq.selectors import (
+    DEAD_LETTER_FILTERS,
+    OUTCOMES,
+    dead_letter_choices,
+    dead_letter_groups,
+    dead_letters_filtered,
+    local_day_start,
+    parse_quality,
+)
+from dlq.services import dead_letter_discard as dead_letter_discard_service
 
 VIEW_CALLS = "dlq.view_structuredcall"
+VIEW_LETTERS = "dlq.view_deadletter"
+CHANGE_LETTERS = "dlq.change_deadletter"
+LIST_TEMPLATE = "dlq/dead_letters.html"
+DETAIL_TEMPLATE = "dlq/dead_letter_detail.html"
+PAGE_SIZE = 50
+# The list's filters: query parameter -> model field, matched exactly.
+
+
 DEFAULT_DAYS = 7
 MAX_DAYS = 366
 
@@ -80,3 +106,153 @@ def digest_page(request: HttpRequest) -> HttpResponse:
         {"digest": digest, "errors": fields, "outcomes": OUTCOMES},
         status=400 if fields else 200,
     )
+
+
+# --- dead letters ----------------------------------------------------------------------------
+
+
+def _get_dead_letter_for_user(request: HtmxHttpRequest, pk: int) -> DeadLetter:
+    # The permission decorators already keep out whoever may not review dead letters.
+    return get_object_or_404(DeadLetter.objects.select_related("resolved_by", "call"), pk=pk)
+
+
+def _with_trend_heights(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each day of a group's trend gets a bar height in percent of that group's busiest day."""
+    for group in groups:
+        peak = max((day["count"] for day in group["trend"]), default=0)
+        for day in group["trend"]:
+            day["height"] = round(day["count"] * 100 / peak) if peak else 0
+    return groups
+
+
+@login_required
+@permission_required(VIEW_LETTERS, raise_exception=True)
+@require_GET
+def dead_letters(request: HtmxHttpRequest) -> HttpResponse:
+    """The open dead letters grouped by error signature, or with `?view=list` every dead letter,
+    filtered by `status`, `schema`, `provider`, `source_kind`, `signature` and searched in the
+    client's text with `q`. For htmx only the table is returned."""
+    view = "list" if request.GET.get("view") == "list" else "groups"
+    params = {name: request.GET.get(name, "").strip() for name in [*DEAD_LETTER_FILTERS, "q"]}
+    context: dict[str, Any] = {"view": view, "params": params, "statuses": DeadLetter.Status}
+    if view == "groups":
+        status = params["status"] if params["status"] in DeadLetter.Status.values else "open"
+        context["status"] = status
+        context["groups"] = _with_trend_heights(dead_letter_groups(status=status))
+    else:
+        page = Paginator(dead_letters_filtered(params), PAGE_SIZE).get_page(request.GET.get("page"))
+        kept = {"view": "list", **{k: v for k, v in params.items() if v}}
+        context.update(
+            page=page,
+            page_query=urlencode(kept),
+            schemas=dead_letter_choices("schema_name"),
+            providers=dead_letter_choices("provider"),
+            source_kinds=dead_letter_choices("source_kind"),
+        )
+    template = f"{LIST_TEMPLATE}#table" if request.htmx else LIST_TEMPLATE
+    return render(request, template, context)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A piece of a model answer; `marked` when it is an offending input the errors name."""
+
+    text: str
+    marked: bool = False
+
+
+def _offending_values(errors: list[dict[str, Any]]) -> list[str]:
+    """The inputs the errors name, as they would be written in the answer text."""
+    values = []
+    for error in errors:
+        value = error.get("input") if isinstance(error, dict) else None
+        if value is None:
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        if text and text not in values:
+            values.append(text)
+    return values
+
+
+def _highlight(text: str, needles: list[str]) -> list[Segment]:
+    """Split `text` into plain and marked segments, marking every occurrence of any needle
+    (the longest one first where two start at the same place). The template escapes each
+    segment, so the answer is never trusted as HTML."""
+    needles = sorted(needles, key=len, reverse=True)
+    segments: list[Segment] = []
+    start = plain_from = 0
+    while start < len(text):
+        match = next((n for n in needles if text.startswith(n, start)), None)
+        if match is None:
+            start += 1
+            continue
+        if plain_from < start:
+            segments.append(Segment(text[plain_from:start]))
+        segments.append(Segment(match, marked=True))
+        start = plain_from = start + len(match)
+    if plain_from < len(text):
+        segments.append(Segment(text[plain_from:]))
+    return segments
+
+
+def _attempts(letter: DeadLetter) -> list[dict[str, Any]]:
+    """Each attempt's prompt messages beside its raw answer, the offending inputs marked."""
+    needles = _offending_values(letter.errors or [])
+    prompts = letter.prompt_messages or []
+    answers = letter.raw_responses or []
+    return [
+        {
+            "number": index + 1,
+            "messages": prompts[index] if index < len(prompts) else [],
+            "answer": answers[index] if index < len(answers) else None,
+            "segments": _highlight(str(answers[index]), needles) if index < len(answers) else [],
+        }
+        for index in range(max(len(prompts), len(answers)))
+    ]
+
+
+def _source_turn(letter: DeadLetter) -> Turn | None:
+    if letter.source_kind != "briefing_turn" or not letter.source_id.isdigit():
+        return None
+    return Turn.objects.select_related("project").filter(pk=int(letter.source_id)).first()
+
+
+def _detail_context(letter: DeadLetter, *, error: str = "", reason: str = "") -> dict[str, Any]:
+    return {
+        "letter": letter,
+        "attempts": _attempts(letter),
+        "turn": _source_turn(letter),
+        "usage": letter.usage or {},
+        "error": error,
+        "reason": reason,
+    }
+
+
+@login_required
+@permission_required(VIEW_LETTERS, raise_exception=True)
+@require_GET
+def dead_letter_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """One dead letter whole: the client's text, each attempt's prompt and answer, the errors
+    and what was decided about it."""
+    letter = _get_dead_letter_for_user(request, pk)
+    return render(request, DETAIL_TEMPLATE, _detail_context(letter))
+
+
+@login_required
+@permission_required(CHANGE_LETTERS, raise_exception=True)
+@require_POST
+def dead_letter_discard(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Discard an open dead letter with a reason. Without htmx: back to the detail page, or the
+    page again with the error and status 400. With htmx: the status part, error in place."""
+    letter = _get_dead_letter_for_user(request, pk)
+    reason = request.POST.get("reason", "")
+    try:
+        letter = dead_letter_discard_service(dead_letter=letter, user=request.user, reason=reason)
+    except ApplicationError as error:
+        letter.refresh_from_db()
+        context = _detail_context(letter, error=error.message, reason=reason)
+        template = f"{DETAIL_TEMPLATE}#status" if request.htmx else DETAIL_TEMPLATE
+        return render(request, template, context, status=400)
+    if not request.htmx:
+        return redirect("dlq:dead_letter_detail", pk=letter.pk)
+    return render(request, f"{DETAIL_TEMPLATE}#status", _detail_context(letter))
