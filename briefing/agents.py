@@ -178,3 +178,33 @@ def stage_rules_responder(turn: RulesTurn) -> Mapping[str, Any] | None:
 
 def _localised(texts: Mapping[str, str], language: str) -> str:
     return texts.get(language) or texts.get("en") or next(iter(texts.values()), "")
+
+
+def stage_answer_check(*, turn, raw: str):
+    """Validate a stage answer for `turn` the way the engine validates a model's (shape,
+    locked entities, numbers the client wrote): the check behind fixing a dead letter."""
+    from briefing.models import LockedEntity, Turn
+    from briefing.services import spec_for
+    from llmkit.parse import parse
+
+    project = turn.project
+    spec = spec_for(project, turn.stage_key)
+    stage = project.stages.get(key=turn.stage_key)
+    texts = list(
+        Turn.objects.filter(project=project, role=Turn.Role.CLIENT, seq__lte=turn.seq)
+        .order_by("seq")
+        .values_list("text", flat=True)
+    )
+    call = StageCall(
+        spec=spec,
+        known=dict(stage.fields),
+        locks=dict(LockedEntity.objects.filter(project=project).values_list("key", "value")),
+        summaries=(),
+        turns=(),
+        language=project.language,
+        opening=False,
+        client_texts=lambda: texts,
+    )
+    return parse(
+        raw, spec.answer_model, validators=[_lock_validator(call), _numbers_said_validator(call)]
+    )

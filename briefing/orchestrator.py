@@ -295,10 +295,29 @@ def _run_stage(work: _TurnWork, stage: StageRun, *, opening: bool) -> None:
         work.turn_status = Turn.Status.FAILED
         return
 
-    answer = result.value
-    locked = work.lock_values()
     data = result.final.outcome.data if result.final.outcome else {}
-    _block_foreign_renames(work, stage, data if isinstance(data, dict) else {}, locked)
+    _accept(
+        work, stage, result.value, data if isinstance(data, dict) else {}, record=record,
+        provider=result.provider, layer=result.layer, retry=result.retry_used,
+    )  # fmt: skip
+
+
+def _accept(
+    work: _TurnWork,
+    stage: StageRun,
+    answer: Any,
+    data: dict[str, Any],
+    *,
+    record: Any,
+    provider: str,
+    layer: str | None,
+    retry: bool,
+) -> None:
+    """A valid stage answer (the model's, or a manager's fix of a dead letter): merge its
+    fields under the locks and producer values, then the gate."""
+    spec = work.spec(stage)
+    locked = work.lock_values()
+    _block_foreign_renames(work, stage, data, locked)
     for name in spec.fields:
         value = getattr(answer, name, None)
         if is_empty(value) or name in stage.producer_fields:
@@ -315,21 +334,43 @@ def _run_stage(work: _TurnWork, stage: StageRun, *, opening: bool) -> None:
     flag = bool(getattr(answer, spec.status_field, False))
     missing = spec.missing(stage.fields)
     work.event(
-        Kind.AGENT_REPLIED, stage.key, call=record.pk, provider=result.provider,
-        layer=result.layer, retry=result.retry_used,
+        Kind.AGENT_REPLIED, stage.key, call=record.pk if record else None, provider=provider,
+        layer=layer, retry=retry,
     )  # fmt: skip
-    asked = data.get("askedField") if isinstance(data, dict) else None
+    asked = data.get("askedField")
     if flag and not missing:
         _close(work, stage, by=StageRun.ClosedBy.AGENT)
         _advance(work, after=stage, call=record)
         return
     work.event(Kind.GATE_HELD, stage.key, missing=missing, flag=flag)
     message = answer.message.strip() or _fallback_question(spec, missing, work.project.language)
-    work.replies.append(
-        _Reply(
-            message, stage.key, record, {"asked_field": asked or (missing[0] if missing else None)}
-        )
+    asked = asked or (missing[0] if missing else None)
+    work.replies.append(_Reply(message, stage.key, record, {"asked_field": asked}))
+
+
+def turn_answer_apply(*, turn: Turn, answer: Any, data: dict[str, Any], call: Any) -> None:
+    """Answer a failed turn with a fixed stage answer (a manager's fix of its dead letter),
+    exactly as if the model had given it: the gate, the next stage, one reply. Claimed like
+    any turn, so applying twice answers once."""
+    from briefing.errors import ApplicationError
+
+    now = timezone.now()
+    claimed = Turn.objects.filter(pk=turn.pk, status=Turn.Status.FAILED).update(
+        status=Turn.Status.PROCESSING, claimed_at=now
     )
+    if not claimed:
+        raise ApplicationError("this turn is not waiting for a fix (it was answered already)")
+    turn.status, turn.claimed_at = Turn.Status.PROCESSING, now
+    project = Project.objects.get(pk=turn.project_id)
+    stages = list(project.stages.order_by("order"))
+    work = _TurnWork(
+        project=project, turn=turn, stages=stages,
+        locks={lock.key: lock for lock in project.locks.all()},
+        stages_before={s.pk: _stage_state(s) for s in stages},
+    )  # fmt: skip
+    stage = next(s for s in stages if s.key == turn.stage_key)
+    _accept(work, stage, answer, data, record=call, provider="manager fix", layer=None, retry=False)
+    _commit(work)
 
 
 def _block_foreign_renames(

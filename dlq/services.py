@@ -181,3 +181,52 @@ def dead_letter_discard(*, dead_letter: DeadLetter, user: Any, reason: str) -> D
         locked.full_clean(exclude=["call"])
         locked.save(update_fields=["status", "resolved_at", "resolved_by", "resolution_note"])
     return locked
+
+
+def dead_letter_fix_apply(*, dead_letter: DeadLetter, data: Any, user: Any) -> DeadLetter:
+    """Apply a manager's corrected JSON to what the dead letter belongs to, exactly as an
+    accepted model answer: a briefing turn's stage goes through its gate and the client
+    gets one reply. The JSON is validated like a model answer (shape and semantics);
+    invalid JSON changes nothing and the errors come back at their fields."""
+    import json
+
+    from briefing.agents import stage_answer_check
+    from briefing.models import Turn
+    from briefing.orchestrator import turn_answer_apply
+
+    if dead_letter.status != DeadLetter.Status.OPEN:
+        raise ApplicationError(
+            f"only an open dead letter can be fixed; this one is {dead_letter.status}"
+        )
+    if dead_letter.source_kind != "briefing_turn":
+        raise ApplicationError(
+            f"fixing a {dead_letter.source_kind or 'sourceless'} dead letter is not supported yet"
+        )
+    turn = Turn.objects.filter(pk=dead_letter.source_id).first()
+    if turn is None:
+        raise ApplicationError("the briefing turn of this dead letter no longer exists")
+    raw = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    outcome = stage_answer_check(turn=turn, raw=raw)
+    if not outcome.ok:
+        raise ApplicationError(
+            "the answer is not valid for this stage",
+            extra={"fields": [error.as_dict() for error in outcome.errors]},
+        )
+    with transaction.atomic():
+        letter = DeadLetter.objects.select_for_update().get(pk=dead_letter.pk)
+        if letter.status != DeadLetter.Status.OPEN:
+            raise ApplicationError(
+                f"only an open dead letter can be fixed; this one is {letter.status}"
+            )
+        turn_answer_apply(turn=turn, answer=outcome.value, data=outcome.data, call=letter.call)
+        letter.status = DeadLetter.Status.FIXED
+        letter.resolved_at = timezone.now()
+        letter.resolved_by = user
+        letter.resolution_note = raw
+        letter.full_clean(exclude=["call"])
+        letter.save(update_fields=["status", "resolved_at", "resolved_by", "resolution_note"])
+    return letter
+
+
+def _not_open(letter: DeadLetter) -> str:
+    return f"only an open dead letter can be fixed; this one is {letter.status}"

@@ -1,0 +1,69 @@
+"""Fix-and-apply: a manager's corrected JSON answers the failed turn once, through the gate."""
+
+from __future__ import annotations
+
+import pytest
+
+from briefing.errors import ApplicationError
+from briefing.models import StageRun, Turn
+from dlq.models import DeadLetter
+from dlq.services import dead_letter_fix_apply
+
+pytestmark = pytest.mark.django_db
+
+FIXED_INTRO = {
+    "message": "Спасибо, Анна!",
+    "clientName": "Анна",
+    "contact": "+79161234567",
+    "projectType": "ролик",
+    "introStatus": True,
+}
+
+
+@pytest.fixture
+def dead_lettered_turn(project, say, scripted_model):
+    scripted_model.answers("I am not sure what you mean.")
+    turn = say(project, "Анна, +7 916 123-45-67, нужен ролик")
+    assert turn.status == Turn.Status.FAILED
+    return turn, DeadLetter.objects.get(source_id=str(turn.pk))
+
+
+def test_a_fix_advances_the_stage_through_its_gate(
+    project, producer, dead_lettered_turn, scripted_model
+):
+    turn, letter = dead_lettered_turn
+    scripted_model.answers({"message": "Как называется продукт?", "visionStatus": False})
+    dead_letter_fix_apply(dead_letter=letter, data=FIXED_INTRO, user=producer)
+    letter.refresh_from_db()
+    turn.refresh_from_db()
+    assert letter.status == DeadLetter.Status.FIXED
+    assert (letter.resolved_by, letter.resolved_at is not None) == (producer, True)
+    assert turn.status == Turn.Status.DONE
+    intro = StageRun.objects.get(project=project, key="intro")
+    assert (intro.status, intro.fields["clientName"]) == ("closed", "Анна")
+    assert StageRun.objects.get(project=project, key="vision").status == "open"
+    # The holding reply, then exactly one real answer: the next stage's question.
+    assert [t.text for t in turn.replies.order_by("seq")][-1] == "Как называется продукт?"
+    assert turn.replies.count() == 2
+
+
+def test_the_same_fix_twice_has_one_effect(project, producer, dead_lettered_turn, scripted_model):
+    turn, letter = dead_lettered_turn
+    scripted_model.answers({"message": "Как называется продукт?", "visionStatus": False})
+    dead_letter_fix_apply(dead_letter=letter, data=FIXED_INTRO, user=producer)
+    with pytest.raises(ApplicationError, match="only an open dead letter"):
+        dead_letter_fix_apply(dead_letter=letter, data=FIXED_INTRO, user=producer)
+    assert turn.replies.count() == 2
+
+
+def test_an_invalid_fix_changes_nothing_and_says_which_field(project, producer, dead_lettered_turn):
+    turn, letter = dead_lettered_turn
+    bad = {**FIXED_INTRO, "introStatus": "maybe", "clientName": 5}
+    with pytest.raises(ApplicationError) as error:
+        dead_letter_fix_apply(dead_letter=letter, data=bad, user=producer)
+    assert {f["path"] for f in error.value.extra["fields"]} >= {"introStatus"}
+    letter.refresh_from_db()
+    turn.refresh_from_db()
+    assert letter.status == DeadLetter.Status.OPEN
+    assert turn.status == Turn.Status.FAILED
+    assert StageRun.objects.get(project=project, key="intro").status == "open"
