@@ -11,4 +11,5 @@ urlpatterns = [
     path("dead-letters/", views.dead_letters, name="dead_letters"),
     path("dead-letters/<int:pk>/", views.dead_letter_detail, name="dead_letter_detail"),
     path("dead-letters/<int:pk>/discard/", views.dead_letter_discard, name="dead_letter_discard"),
+    path("dead-letters/<int:pk>/fix/", views.dead_letter_fix, name="dead_letter_fix"),
 ]

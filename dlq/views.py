@@ -31,6 +31,7 @@ from dlq.selectors import (
     parse_quality,
 )
 from dlq.services import dead_letter_discard as dead_letter_discard_service
+from dlq.services import dead_letter_fix_apply
 
 VIEW_CALLS = "dlq.view_structuredcall"
 VIEW_LETTERS = "dlq.view_deadletter"
@@ -217,7 +218,15 @@ def _source_turn(letter: DeadLetter) -> Turn | None:
     return Turn.objects.select_related("project").filter(pk=int(letter.source_id)).first()
 
 
-def _detail_context(letter: DeadLetter, *, error: str = "", reason: str = "") -> dict[str, Any]:
+def _detail_context(
+    letter: DeadLetter,
+    *,
+    error: str = "",
+    reason: str = "",
+    fix: str | None = None,
+    fix_errors: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    raw_responses = letter.raw_responses or []
     return {
         "letter": letter,
         "attempts": _attempts(letter),
@@ -225,6 +234,9 @@ def _detail_context(letter: DeadLetter, *, error: str = "", reason: str = "") ->
         "usage": letter.usage or {},
         "error": error,
         "reason": reason,
+        # The editor starts from the model's last answer: most fixes are a field or two.
+        "fix": fix if fix is not None else (raw_responses[-1] if raw_responses else "{}"),
+        "fix_errors": fix_errors or [],
     }
 
 
@@ -251,6 +263,28 @@ def dead_letter_discard(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     except ApplicationError as error:
         letter.refresh_from_db()
         context = _detail_context(letter, error=error.message, reason=reason)
+        template = f"{DETAIL_TEMPLATE}#status" if request.htmx else DETAIL_TEMPLATE
+        return render(request, template, context, status=400)
+    if not request.htmx:
+        return redirect("dlq:dead_letter_detail", pk=letter.pk)
+    return render(request, f"{DETAIL_TEMPLATE}#status", _detail_context(letter))
+
+
+@login_required
+@permission_required(CHANGE_LETTERS, raise_exception=True)
+@require_POST
+def dead_letter_fix(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Apply corrected JSON as the accepted answer. Invalid JSON: the errors at their fields,
+    status 400, nothing changed. With htmx the status part is returned."""
+    letter = _get_dead_letter_for_user(request, pk)
+    fix = request.POST.get("data", "")
+    try:
+        letter = dead_letter_fix_apply(dead_letter=letter, data=fix, user=request.user)
+    except ApplicationError as error:
+        letter.refresh_from_db()
+        context = _detail_context(
+            letter, error=error.message, fix=fix, fix_errors=error.extra.get("fields")
+        )
         template = f"{DETAIL_TEMPLATE}#status" if request.htmx else DETAIL_TEMPLATE
         return render(request, template, context, status=400)
     if not request.htmx:

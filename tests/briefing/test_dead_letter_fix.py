@@ -67,3 +67,35 @@ def test_an_invalid_fix_changes_nothing_and_says_which_field(project, producer, 
     assert letter.status == DeadLetter.Status.OPEN
     assert turn.status == Turn.Status.FAILED
     assert StageRun.objects.get(project=project, key="intro").status == "open"
+
+
+@pytest.fixture
+def manager_client(client, django_user_model):
+    from django.contrib.auth.models import Group
+
+    manager = django_user_model.objects.create_user("boss", password="pw")
+    manager.groups.add(Group.objects.get(name="Managers"))
+    client.force_login(manager)
+    return client
+
+
+def test_the_fix_form_shows_errors_in_place_then_applies(
+    manager_client, project, dead_lettered_turn, scripted_model
+):
+    import json
+
+    turn, letter = dead_lettered_turn
+    url = f"/dlq/dead-letters/{letter.pk}/fix/"
+    page = manager_client.get(f"/dlq/dead-letters/{letter.pk}/").content.decode()
+    assert 'name="data"' in page
+    bad = json.dumps({**FIXED_INTRO, "introStatus": "maybe"})
+    response = manager_client.post(url, {"data": bad}, headers={"HX-Request": "true"})
+    assert response.status_code == 400
+    assert "<code>introStatus</code>" in response.content.decode()
+    scripted_model.answers({"message": "Как называется продукт?", "visionStatus": False})
+    response = manager_client.post(url, {"data": json.dumps(FIXED_INTRO)})
+    assert response.status_code == 302
+    letter.refresh_from_db()
+    turn.refresh_from_db()
+    assert letter.status == DeadLetter.Status.FIXED
+    assert turn.status == Turn.Status.DONE
