@@ -56,3 +56,13 @@ def eager_off(settings):
     current_app.conf.task_always_eager = False
     yield
     current_app.conf.task_always_eager = True
+
+
+def user_in_group(name: str, group: str, **fields):
+    """A user in one of the roles ("Producers", "Managers") with the password "pw"."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+
+    user = get_user_model().objects.create_user(name, password="pw", **fields)
+    user.groups.add(Group.objects.get(name=group))
+    return user

@@ -6,20 +6,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from briefing.services import project_create, turn_receive
 from dlq.services import llm_chain
+from tests.conftest import user_in_group
 from tests.llmkit.wire_servers import JsonReply, WireServer, openai_completion
 
 
 @pytest.fixture
 def producer(db):
-    from django.contrib.auth.models import Group
-
-    user = get_user_model().objects.create_user("producer", password="pw")
-    user.groups.add(Group.objects.get(name="Producers"))
-    return user
+    return user_in_group("producer", "Producers")
 
 
 @pytest.fixture

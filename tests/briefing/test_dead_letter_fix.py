@@ -8,6 +8,7 @@ from briefing.errors import ApplicationError
 from briefing.models import StageRun, Turn
 from dlq.models import DeadLetter
 from dlq.services import dead_letter_fix_apply
+from tests.conftest import user_in_group
 
 pytestmark = pytest.mark.django_db
 
@@ -70,12 +71,8 @@ def test_an_invalid_fix_changes_nothing_and_says_which_field(project, producer, 
 
 
 @pytest.fixture
-def manager_client(client, django_user_model):
-    from django.contrib.auth.models import Group
-
-    manager = django_user_model.objects.create_user("boss", password="pw")
-    manager.groups.add(Group.objects.get(name="Managers"))
-    client.force_login(manager)
+def manager_client(client):
+    client.force_login(user_in_group("boss", "Managers"))
     return client
 
 

@@ -7,12 +7,12 @@ import re
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.urls import reverse
 
 from briefing.models import LockedEntity, Project, StageRun, Turn
 from briefing.services import project_create, takeover_start, turn_receive
 from briefing.status import WaitingFor, waiting_for
+from tests.conftest import user_in_group
 
 pytestmark = pytest.mark.django_db
 
@@ -20,27 +20,20 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 HOSTILE = "<script>alert(1)</script>"
 
 
-def _user(name: str, group: str):
-    user = get_user_model().objects.create_user(name, password="pw")
-    user.groups.add(Group.objects.get(name=group))
-    return user
-
-
 @pytest.fixture
 def producer_client(client, producer):
-    producer.groups.add(Group.objects.get(name="Producers"))
     client.force_login(producer)
     return client
 
 
 @pytest.fixture
 def manager(db):
-    return _user("manager", "Managers")
+    return user_in_group("manager", "Managers")
 
 
 @pytest.fixture
 def outsider(db):
-    return _user("outsider", "Producers")
+    return user_in_group("outsider", "Producers")
 
 
 @pytest.fixture

@@ -8,10 +8,10 @@ from io import StringIO
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.core.management import CommandError, call_command
 
 from dlq.digest import REWRITE_ADVICE, render_digest_text, weekly_digest_build, weekly_digest_send
+from tests.conftest import user_in_group
 from tests.dlq.test_selectors import at, make_call, make_letter
 
 pytestmark = pytest.mark.django_db
@@ -108,11 +108,7 @@ def test_digest_text_says_the_figures_and_the_advice(week):
 
 
 def _user(name: str, group: str, email: str = "", is_active: bool = True):
-    user = get_user_model().objects.create_user(
-        name, email=email, password="pw", is_active=is_active
-    )
-    user.groups.add(Group.objects.get(name=group))
-    return user
+    return user_in_group(name, group, email=email, is_active=is_active)
 
 
 def test_digest_is_mailed_to_active_managers_with_an_address_only(week, mailoutbox):
@@ -156,13 +152,9 @@ def test_command_rejects_a_bad_date():
 
 
 def test_the_weekly_task_mails_last_weeks_digest_to_managers(mailoutbox, settings):
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Group
-
     from dlq.tasks import weekly_digest
 
-    manager = get_user_model().objects.create_user("boss", email="boss@example.com")
-    manager.groups.add(Group.objects.get(name="Managers"))
+    user_in_group("boss", "Managers", email="boss@example.com")
     get_user_model().objects.create_user("prod", email="prod@example.com")
     assert weekly_digest.apply().get() == 1
     assert [m.to for m in mailoutbox] == [["boss@example.com"]]

@@ -5,14 +5,13 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.urls import reverse
 from django.utils import timezone
 
 from briefing.models import Turn
 from briefing.services import project_create
 from dlq.models import DeadLetter
+from tests.conftest import user_in_group
 from tests.dlq.test_selectors import make_letter
 
 pytestmark = pytest.mark.django_db
@@ -21,15 +20,9 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 HOSTILE = "<script>alert(1)</script>"
 
 
-def _user(name: str, group: str):
-    user = get_user_model().objects.create_user(name, password="pw")
-    user.groups.add(Group.objects.get(name=group))
-    return user
-
-
 @pytest.fixture
 def manager():
-    return _user("manager", "Managers")
+    return user_in_group("manager", "Managers")
 
 
 @pytest.fixture
@@ -40,7 +33,7 @@ def manager_client(client, manager):
 
 @pytest.fixture
 def producer_client(client):
-    client.force_login(_user("producer", "Producers"))
+    client.force_login(user_in_group("producer", "Producers"))
     return client
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.urls import reverse
 
+from tests.conftest import user_in_group
 from tests.dlq.test_selectors import at, make_call, make_letter
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.dlq.urls")]
@@ -17,9 +16,7 @@ DAY = date(2025, 3, 10)
 
 
 def _client_for(client, name: str, group: str):
-    user = get_user_model().objects.create_user(name, password="pw")
-    user.groups.add(Group.objects.get(name=group))
-    client.force_login(user)
+    client.force_login(user_in_group(name, group))
     return client
 
 

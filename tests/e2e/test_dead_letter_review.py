@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.db import transaction
 
 from briefing.models import StageRun
 from briefing.services import project_create, turn_receive
 from dlq.models import DeadLetter
 from dlq.services import llm_chain
+from tests.conftest import user_in_group
 from tests.llmkit.wire_servers import JsonReply, WireServer, openai_completion
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -28,8 +27,7 @@ FIXED_INTRO = {
 
 
 def test_a_manager_fixes_a_dead_letter_and_the_briefing_advances(live_server, page, monkeypatch):
-    manager = get_user_model().objects.create_user("boss", password="pw")
-    manager.groups.add(Group.objects.get(name="Managers"))
+    manager = user_in_group("boss", "Managers")
     project = project_create(title="Promo", language="ru", producer=manager)
     with WireServer() as server:
         monkeypatch.setenv("LLM_PROVIDERS", "openai")

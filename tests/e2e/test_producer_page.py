@@ -5,19 +5,17 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 
 from briefing.models import StageRun
 from briefing.services import project_create
+from tests.conftest import user_in_group
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
 def producer():
-    user = get_user_model().objects.create_user("prod", password="pw")
-    user.groups.add(Group.objects.get(name="Producers"))
-    return user
+    return user_in_group("prod", "Producers")
 
 
 def log_in(page, live_server):
