@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,7 @@ from briefing.stages.registry import stages_for
 from briefing.texts import text as code_text
 from llmkit.guard import guard_check, guard_reply
 from llmkit.language import detect_language
+from llmkit.structured import StructuredResult
 
 Kind = BriefingEvent.Kind
 # The languages a brief is written in; a conversation in another one gets an English brief.
@@ -114,6 +116,8 @@ class _TurnWork:
     turn_status: str = Turn.Status.DONE
     # How each stage looked when the turn began: only changed ones are written back.
     stages_before: dict[int, tuple] = field(default_factory=dict)
+    # Writes of other apps that must commit or roll back with the turn (settling a replay).
+    also_write: list[Callable[[], None]] = field(default_factory=list)
     _client_texts: list[str] | None = None
 
     def client_texts(self) -> list[str]:
@@ -263,7 +267,9 @@ def _stage_state(stage: StageRun) -> tuple:
     return (stage.status, stage.fields, stage.summary, stage.closed_by, stage.closed_at)
 
 
-def _run_stage(work: _TurnWork, stage: StageRun, *, opening: bool) -> None:
+def _run_stage(
+    work: _TurnWork, stage: StageRun, *, opening: bool, holding_reply: bool = True
+) -> tuple[StructuredResult, Any]:
     spec = work.spec(stage)
     turns, asked_before = ([], None) if opening else _stage_history(work, stage)
     call = StageCall(
@@ -290,16 +296,19 @@ def _run_stage(work: _TurnWork, stage: StageRun, *, opening: bool) -> None:
         work.event(Kind.PROVIDER_FAILOVER, stage.key, served_by=result.provider)
     if not result.ok:
         work.event(Kind.DEAD_LETTERED, stage.key, call=record.pk, signature=result.error_signature)
-        work.event(Kind.HOLDING_REPLY_SENT, stage.key)
-        work.replies.append(_Reply(code_text("holding", work.project.language), stage.key, record))
+        if holding_reply:
+            work.event(Kind.HOLDING_REPLY_SENT, stage.key)
+            reply = _Reply(code_text("holding", work.project.language), stage.key, record)
+            work.replies.append(reply)
         work.turn_status = Turn.Status.FAILED
-        return
+        return result, record
 
     data = result.final.outcome.data if result.final.outcome else {}
     _accept(
         work, stage, result.value, data if isinstance(data, dict) else {}, record=record,
         provider=result.provider, layer=result.layer, retry=result.retry_used,
     )  # fmt: skip
+    return result, record
 
 
 def _accept(
@@ -348,28 +357,58 @@ def _accept(
     work.replies.append(_Reply(message, stage.key, record, {"asked_field": asked}))
 
 
-def turn_answer_apply(*, turn: Turn, answer: Any, data: dict[str, Any], call: Any) -> None:
-    """Answer a failed turn with a fixed stage answer (a manager's fix of its dead letter),
-    exactly as if the model had given it: the gate, the next stage, one reply. Claimed like
-    any turn, so applying twice answers once."""
+def _late_answer_claim(turn: Turn) -> _TurnWork:
+    """Claim a failed turn for a late answer (a manager's fix or a replay of its dead letter)
+    and build its work. Claimed like any turn, so a second fix or replay answers nothing.
+    Refused when the conversation has moved past the turn's stage or a producer holds it."""
     from briefing.errors import ApplicationError
 
+    project = Project.objects.get(pk=turn.project_id)
+    stages = list(project.stages.order_by("order"))
+    stage = next((s for s in stages if s.key == turn.stage_key), None)
+    if stage is None or stage.status == StageRun.Status.CLOSED:
+        raise ApplicationError("the stage of this turn is closed: the conversation moved on")
+    if project.taken_over_by_id or project.status != Project.Status.ACTIVE:
+        raise ApplicationError(f"the briefing is {_project_state(project)}: no agent answer now")
     now = timezone.now()
     claimed = Turn.objects.filter(pk=turn.pk, status=Turn.Status.FAILED).update(
         status=Turn.Status.PROCESSING, claimed_at=now
     )
     if not claimed:
-        raise ApplicationError("this turn is not waiting for a fix (it was answered already)")
+        raise ApplicationError("this turn is not waiting for an answer (it was answered already)")
     turn.status, turn.claimed_at = Turn.Status.PROCESSING, now
-    project = Project.objects.get(pk=turn.project_id)
-    stages = list(project.stages.order_by("order"))
-    work = _TurnWork(
+    return _TurnWork(
         project=project, turn=turn, stages=stages,
         locks={lock.key: lock for lock in project.locks.all()},
         stages_before={s.pk: _stage_state(s) for s in stages},
     )  # fmt: skip
-    stage = next(s for s in stages if s.key == turn.stage_key)
+
+
+def _project_state(project: Project) -> str:
+    return "taken over by a producer" if project.taken_over_by_id else project.status
+
+
+def turn_answer_apply(*, turn: Turn, answer: Any, data: dict[str, Any], call: Any) -> None:
+    """Answer a failed turn with a fixed stage answer (a manager's fix of its dead letter),
+    exactly as if the model had given it: the gate, the next stage, one reply."""
+    work = _late_answer_claim(turn)
+    stage = next(s for s in work.stages if s.key == turn.stage_key)
     _accept(work, stage, answer, data, record=call, provider="manager fix", layer=None, retry=False)
+    _commit(work)
+
+
+def turn_replay(*, turn: Turn, settle: Callable[[Any, bool], None]) -> None:
+    """Run a failed turn's stage agent again with today's prompts and providers. A parsed
+    answer goes through the gate as usual; a failure is recorded (a new dead letter) and the
+    turn stays failed, with no second holding reply. `settle(call, ok)` runs in the turn's
+    final transaction."""
+    work = _late_answer_claim(turn)
+    stage = next(s for s in work.stages if s.key == turn.stage_key)
+    opening = not work.project.turns.filter(
+        role=Turn.Role.AGENT, stage_key=stage.key, seq__lt=turn.seq
+    ).exists()
+    result, record = _run_stage(work, stage, opening=opening, holding_reply=False)
+    work.also_write.append(lambda: settle(record, result.ok))
     _commit(work)
 
 
@@ -530,3 +569,5 @@ def _write(work: _TurnWork) -> None:
         )
         for offset, reply in enumerate(work.replies)
     )
+    for write in work.also_write:
+        write()

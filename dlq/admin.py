@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from dlq.models import DeadLetter, StructuredCall
+from dlq.models import DeadLetter, DeadLetterAction, StructuredCall
 
 
 @admin.register(StructuredCall)
@@ -15,8 +15,21 @@ class StructuredCallAdmin(admin.ModelAdmin):
     readonly_fields = [f.name for f in StructuredCall._meta.fields]
 
 
+class DeadLetterActionInline(admin.TabularInline):
+    """The audit trail, read-only: actions are taken on the review pages, never edited."""
+
+    model = DeadLetterAction
+    extra = 0
+    can_delete = False
+    readonly_fields = ("at", "kind", "user", "note", "data")
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(DeadLetter)
 class DeadLetterAdmin(admin.ModelAdmin):
+    inlines = [DeadLetterActionInline]
     list_display = (
         "created_at", "schema_name", "error_signature", "provider", "source_kind", "source_id",
         "status",
@@ -27,4 +40,5 @@ class DeadLetterAdmin(admin.ModelAdmin):
     readonly_fields = (
         "call", "created_at", "source_kind", "source_id", "schema_name", "provider", "model",
         "raw_input", "prompt_messages", "raw_responses", "errors", "error_signature", "usage",
+        "replay_of", "replay_requested_at",
     )  # fmt: skip

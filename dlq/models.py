@@ -89,6 +89,12 @@ class DeadLetter(models.Model):
     )
     # Why it was resolved (the reason given for a discard), with resolved_by/at its record.
     resolution_note = models.TextField(blank=True)
+    # Set while a replay is queued or running; a replay that failed again made a new letter
+    # that points back here.
+    replay_requested_at = models.DateTimeField(null=True, blank=True)
+    replay_of = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="replays"
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -103,3 +109,30 @@ class DeadLetter(models.Model):
 
     def __str__(self) -> str:
         return f"{self.schema_name}: {self.error_signature} ({self.status})"
+
+
+class DeadLetterAction(models.Model):
+    """The audit trail of a dead letter: every action a manager took on it, and what a
+    replay came back with."""
+
+    class Kind(models.TextChoices):
+        FIXED = "fixed"
+        DISCARDED = "discarded"
+        REPLAY_REQUESTED = "replay_requested", "replay requested"
+        REPLAYED = "replayed"
+        REPLAY_REFUSED = "replay_refused", "replay refused"
+
+    dead_letter = models.ForeignKey(DeadLetter, on_delete=models.CASCADE, related_name="actions")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    at = models.DateTimeField(auto_now_add=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    note = models.TextField(blank=True)
+    data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.dead_letter_id}: {self.kind}"

@@ -1,11 +1,15 @@
 """Writes for structured calls and dead letters: run a call through the configured chain and
-record it, so no failed model answer is ever lost."""
+record it, so no failed model answer is ever lost; and the review's actions on a dead letter
+(fix, replay, discard), each audited and none able to act twice."""
 
 from __future__ import annotations
 
 import functools
+import json
 import os
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -14,10 +18,11 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from briefing.errors import ApplicationError
-from dlq.models import DeadLetter, StructuredCall
+from dlq.models import DeadLetter, DeadLetterAction, StructuredCall
+from dlq.sources import dead_letter_source
 from llmkit.config import chain_from_env
 from llmkit.fields import StructuredModel
-from llmkit.parse import SemanticValidator, Target
+from llmkit.parse import ParseOutcome, SemanticValidator, Target
 from llmkit.structured import StructuredResult, run_structured
 from llmkit.types import Message, Provider
 
@@ -160,73 +165,162 @@ def llm_check_run(*, source_id: str = "") -> tuple[StructuredResult, StructuredC
     )
 
 
+def _letter_locked_open(dead_letter: DeadLetter, action: str) -> DeadLetter:
+    """The letter re-read under a row lock, refused unless it is open with no replay running:
+    two reviewers (or a reviewer and a replay) never both act on the same letter."""
+    letter = DeadLetter.objects.select_for_update().get(pk=dead_letter.pk)
+    if letter.status != DeadLetter.Status.OPEN:
+        raise ApplicationError(
+            f"only an open dead letter can be {action}; this one is {letter.status}"
+        )
+    if _replay_running(letter):
+        raise ApplicationError("a replay of this dead letter is running; wait for its outcome")
+    return letter
+
+
+def _replay_running(letter: DeadLetter) -> bool:
+    """A replay asked for within the turn lease is still owned by the worker; after that it
+    is taken as lost (a killed worker) and may be asked for again."""
+    if letter.replay_requested_at is None:
+        return False
+    lease = timedelta(seconds=settings.BRIEFING_TURN_LEASE_S * 2)
+    return letter.replay_requested_at + lease > timezone.now()
+
+
+def _resolve(letter: DeadLetter, status: str, *, user_id: int | None, note: str) -> None:
+    letter.status = status
+    letter.resolved_at = timezone.now()
+    letter.resolved_by_id = user_id
+    letter.resolution_note = note
+    letter.replay_requested_at = None
+    # `call` is nullable without blank=True: an older letter without its call stays valid.
+    letter.full_clean(exclude=["call"])
+    letter.save(
+        update_fields=[
+            "status", "resolved_at", "resolved_by", "resolution_note", "replay_requested_at"
+        ]
+    )  # fmt: skip
+
+
+def _audit(
+    letter: DeadLetter, kind: str, *, user_id: int | None, note: str = "", **data: Any
+) -> None:
+    DeadLetterAction.objects.create(
+        dead_letter=letter, kind=kind, user_id=user_id, note=note, data=data
+    )
+
+
 def dead_letter_discard(*, dead_letter: DeadLetter, user: Any, reason: str) -> DeadLetter:
-    """Close an open dead letter without replaying it. The reason, who and when stay on the
-    row: they are the record of the decision."""
+    """Close an open dead letter without applying anything. The reason, who and when stay on
+    the row and in its audit trail: they are the record of the decision."""
     reason = reason.strip()
     if not reason:
         raise ApplicationError("a reason is required")
     with transaction.atomic():
-        # Locked and re-read so two reviewers cannot both discard the same letter.
-        locked = DeadLetter.objects.select_for_update().get(pk=dead_letter.pk)
-        if locked.status != DeadLetter.Status.OPEN:
-            raise ApplicationError(
-                f"only an open dead letter can be discarded; this one is {locked.status}"
-            )
-        locked.status = DeadLetter.Status.DISCARDED
-        locked.resolved_at = timezone.now()
-        locked.resolved_by = user
-        locked.resolution_note = reason
-        # `call` is nullable without blank=True: an older letter without its call stays valid.
-        locked.full_clean(exclude=["call"])
-        locked.save(update_fields=["status", "resolved_at", "resolved_by", "resolution_note"])
-    return locked
+        letter = _letter_locked_open(dead_letter, "discarded")
+        _resolve(letter, DeadLetter.Status.DISCARDED, user_id=user.pk, note=reason)
+        _audit(letter, DeadLetterAction.Kind.DISCARDED, user_id=user.pk, note=reason)
+    return letter
+
+
+def dead_letter_fix_check(*, dead_letter: DeadLetter, data: Any) -> ParseOutcome:
+    """Validate a manager's corrected answer like a model answer (shape and semantics),
+    changing nothing: the live check of the fix editor."""
+    raw = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    return dead_letter_source(dead_letter).answer_check(dead_letter, raw)
 
 
 def dead_letter_fix_apply(*, dead_letter: DeadLetter, data: Any, user: Any) -> DeadLetter:
     """Apply a manager's corrected JSON to what the dead letter belongs to, exactly as an
-    accepted model answer: a briefing turn's stage goes through its gate and the client
-    gets one reply. The JSON is validated like a model answer (shape and semantics);
-    invalid JSON changes nothing and the errors come back at their fields."""
-    import json
-
-    from briefing.agents import stage_answer_check
-    from briefing.models import Turn
-    from briefing.orchestrator import turn_answer_apply
-
+    accepted model answer (a briefing turn's stage goes through its gate and the client gets
+    one reply). Invalid JSON changes nothing and the errors come back at their fields."""
     if dead_letter.status != DeadLetter.Status.OPEN:
         raise ApplicationError(
             f"only an open dead letter can be fixed; this one is {dead_letter.status}"
         )
-    if dead_letter.source_kind != "briefing_turn":
-        raise ApplicationError(
-            f"fixing a {dead_letter.source_kind or 'sourceless'} dead letter is not supported yet"
-        )
-    turn = Turn.objects.filter(pk=dead_letter.source_id).first()
-    if turn is None:
-        raise ApplicationError("the briefing turn of this dead letter no longer exists")
     raw = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    outcome = stage_answer_check(turn=turn, raw=raw)
+    source = dead_letter_source(dead_letter)
+    outcome = source.answer_check(dead_letter, raw)
     if not outcome.ok:
         raise ApplicationError(
-            "the answer is not valid for this stage",
+            "the answer is not valid for this schema",
             extra={"fields": [error.as_dict() for error in outcome.errors]},
         )
     with transaction.atomic():
-        letter = DeadLetter.objects.select_for_update().get(pk=dead_letter.pk)
-        if letter.status != DeadLetter.Status.OPEN:
-            raise ApplicationError(
-                f"only an open dead letter can be fixed; this one is {letter.status}"
-            )
-        turn_answer_apply(turn=turn, answer=outcome.value, data=outcome.data, call=letter.call)
-        letter.status = DeadLetter.Status.FIXED
-        letter.resolved_at = timezone.now()
-        letter.resolved_by = user
-        letter.resolution_note = raw
-        letter.full_clean(exclude=["call"])
-        letter.save(update_fields=["status", "resolved_at", "resolved_by", "resolution_note"])
+        letter = _letter_locked_open(dead_letter, "fixed")
+        source.answer_apply(letter, outcome, letter.call)
+        _resolve(letter, DeadLetter.Status.FIXED, user_id=user.pk, note=raw)
+        _audit(letter, DeadLetterAction.Kind.FIXED, user_id=user.pk, note=raw)
     return letter
 
 
-def _not_open(letter: DeadLetter) -> str:
-    return f"only an open dead letter can be fixed; this one is {letter.status}"
+def dead_letter_replay_request(*, dead_letter: DeadLetter, user: Any) -> DeadLetter:
+    """Queue a replay of the letter's original input through today's prompts and providers.
+    The outcome arrives on the letter (and its audit trail) when the worker is done."""
+    from dlq.tasks import dead_letter_replay
+
+    dead_letter_source(dead_letter)  # a clear error for a kind that cannot be replayed
+    with transaction.atomic():
+        letter = _letter_locked_open(dead_letter, "replayed")
+        letter.replay_requested_at = timezone.now()
+        letter.save(update_fields=["replay_requested_at"])
+        user_id = user.pk
+        _audit(letter, DeadLetterAction.Kind.REPLAY_REQUESTED, user_id=user_id)
+        transaction.on_commit(lambda: dead_letter_replay.delay(letter.pk, user_id))
+    return letter
+
+
+def dead_letters_replay_group(*, signature: str, user: Any) -> tuple[int, dict[str, int]]:
+    """Queue a replay of every open letter with this error signature. Returns how many were
+    queued and, by reason, how many were skipped (a replay already running, a kind that
+    cannot be replayed)."""
+    queued, skipped = 0, Counter()
+    letters = DeadLetter.objects.filter(
+        status=DeadLetter.Status.OPEN, error_signature=signature
+    ).order_by("created_at", "id")
+    for letter in letters.iterator():
+        try:
+            dead_letter_replay_request(dead_letter=letter, user=user)
+        except ApplicationError as error:
+            skipped[error.message] += 1
+        else:
+            queued += 1
+    return queued, dict(skipped)
+
+
+def dead_letter_replay_run(*, dead_letter_id: int, user_id: int | None) -> DeadLetter:
+    """The worker's half of a replay. A letter no longer open is left alone, so a task
+    delivered twice replays once; an answer that parses is applied by the source in the same
+    transaction that marks the letter replayed; one that fails again is a new dead letter
+    linked to this one."""
+    letter = DeadLetter.objects.get(pk=dead_letter_id)
+    if letter.status != DeadLetter.Status.OPEN:
+        return letter
+
+    def settle(call: StructuredCall, ok: bool) -> None:
+        locked = DeadLetter.objects.select_for_update().get(pk=letter.pk)
+        if locked.status != DeadLetter.Status.OPEN:
+            raise ApplicationError(f"the dead letter was {locked.status} during the replay")
+        new_letter = None
+        if not ok:
+            new_letter = DeadLetter.objects.get(call=call)
+            new_letter.replay_of = locked
+            new_letter.save(update_fields=["replay_of"])
+        outcome = "applied" if ok else f"failed again: dead letter {new_letter.pk}"
+        _resolve(locked, DeadLetter.Status.REPLAYED, user_id=user_id, note=f"replay {outcome}")
+        _audit(
+            locked, DeadLetterAction.Kind.REPLAYED, user_id=user_id, call=call.pk, applied=ok,
+            new_dead_letter=new_letter.pk if new_letter else None,
+        )  # fmt: skip
+
+    try:
+        dead_letter_source(letter).replay(letter, settle)
+    except ApplicationError as error:
+        with transaction.atomic():
+            locked = DeadLetter.objects.select_for_update().get(pk=letter.pk)
+            locked.replay_requested_at = None
+            locked.save(update_fields=["replay_requested_at"])
+            refused = DeadLetterAction.Kind.REPLAY_REFUSED
+            _audit(locked, refused, user_id=user_id, note=error.message)
+    letter.refresh_from_db()
+    return letter

@@ -6,7 +6,7 @@ from celery import shared_task
 from django.utils import timezone
 
 from dlq.digest import weekly_digest_send
-from dlq.services import llm_check_run
+from dlq.services import dead_letter_replay_run, llm_check_run
 
 
 @shared_task
@@ -19,3 +19,9 @@ def weekly_digest() -> int:
     """The week's parse-quality digest, e-mailed to the managers (the beat schedule runs it
     on Monday morning for the week that ended the day before)."""
     return weekly_digest_send(week_ending=timezone.localdate() - timedelta(days=1))
+
+
+@shared_task
+def dead_letter_replay(dead_letter_id: int, user_id: int | None) -> str:
+    """Replay one dead letter (queued by the review page); returns the letter's new status."""
+    return dead_letter_replay_run(dead_letter_id=dead_letter_id, user_id=user_id).status

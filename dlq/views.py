@@ -1,112 +1,37 @@
-"""Pages over the recorded calls and dead letters, for managers: the parse-quality figures as
-JSON, the weekly digest, and the dead-letter review (groups, list, detail, discard)."""
+"""The dead-letter review for managers: the groups by error signature, the list, one letter's
+detail, and the actions on it (fix, replay, discard)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import date, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from briefing.errors import ApplicationError
-from briefing.models import Turn
 from config.http import HtmxHttpRequest
-from dlq.digest import weekly_digest_build
+from dlq import services
 from dlq.models import DeadLetter
 from dlq.selectors import (
     DEAD_LETTER_FILTERS,
-    OUTCOMES,
     dead_letter_choices,
     dead_letter_groups,
     dead_letters_filtered,
-    local_day_start,
-    parse_quality,
 )
-from dlq.services import dead_letter_discard as dead_letter_discard_service
-from dlq.services import dead_letter_fix_apply
+from dlq.sources import dead_letter_source, dead_letter_supports_actions
 
-VIEW_CALLS = "dlq.view_structuredcall"
 VIEW_LETTERS = "dlq.view_deadletter"
 CHANGE_LETTERS = "dlq.change_deadletter"
 LIST_TEMPLATE = "dlq/dead_letters.html"
 DETAIL_TEMPLATE = "dlq/dead_letter_detail.html"
 PAGE_SIZE = 50
-# The list's filters: query parameter -> model field, matched exactly.
-
-
-DEFAULT_DAYS = 7
-MAX_DAYS = 366
-
-
-class ParamsError(Exception):
-    def __init__(self, fields: dict[str, str]) -> None:
-        super().__init__("invalid query parameters")
-        self.fields = fields
-
-
-def _date_param(request: HttpRequest, name: str, default: date, fields: dict[str, str]) -> date:
-    raw = request.GET.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        return date.fromisoformat(raw)
-    except ValueError:
-        fields[name] = "expected an ISO date, YYYY-MM-DD"
-        return default
-
-
-def _error(code: str, message: str, fields: dict[str, str], status: int = 400) -> JsonResponse:
-    return JsonResponse(
-        {"error": {"code": code, "message": message, "fields": fields}}, status=status
-    )
-
-
-@login_required
-@permission_required(VIEW_CALLS, raise_exception=True)
-@require_GET
-def quality_json(request: HttpRequest) -> JsonResponse:
-    """`?since=&until=` are ISO dates, both inclusive (default: the last seven days);
-    `?schema=` and `?provider=` narrow the calls."""
-    fields: dict[str, str] = {}
-    until = _date_param(request, "until", timezone.localdate(), fields)
-    since = _date_param(request, "since", until - timedelta(days=DEFAULT_DAYS - 1), fields)
-    if not fields and since > until:
-        fields["since"] = "must not be after until"
-    if not fields and (until - since).days >= MAX_DAYS:
-        fields["since"] = f"the range may span at most {MAX_DAYS} days"
-    if fields:
-        return _error("invalid_params", "Invalid query parameters.", fields)
-    figures = parse_quality(
-        since=local_day_start(since),
-        until=local_day_start(until + timedelta(days=1)),
-        schema=request.GET.get("schema") or None,
-        provider=request.GET.get("provider") or None,
-    )
-    return JsonResponse(figures)
-
-
-@login_required
-@permission_required(VIEW_CALLS, raise_exception=True)
-@require_GET
-def digest_page(request: HttpRequest) -> HttpResponse:
-    """The weekly digest of the week ending `?week_ending=` (default: today)."""
-    fields: dict[str, str] = {}
-    week_ending = _date_param(request, "week_ending", timezone.localdate(), fields)
-    digest = None if fields else weekly_digest_build(week_ending=week_ending)
-    return render(
-        request,
-        "dlq/digest.html",
-        {"digest": digest, "errors": fields, "outcomes": OUTCOMES},
-        status=400 if fields else 200,
-    )
 
 
 # --- dead letters ----------------------------------------------------------------------------
@@ -139,6 +64,7 @@ def dead_letters(request: HtmxHttpRequest) -> HttpResponse:
     if view == "groups":
         status = params["status"] if params["status"] in DeadLetter.Status.values else "open"
         context["status"] = status
+        context["can_replay"] = status == "open" and request.user.has_perm(CHANGE_LETTERS)
         context["groups"] = _with_trend_heights(dead_letter_groups(status=status))
     else:
         page = Paginator(dead_letters_filtered(params), PAGE_SIZE).get_page(request.GET.get("page"))
@@ -212,12 +138,6 @@ def _attempts(letter: DeadLetter) -> list[dict[str, Any]]:
     ]
 
 
-def _source_turn(letter: DeadLetter) -> Turn | None:
-    if letter.source_kind != "briefing_turn" or not letter.source_id.isdigit():
-        return None
-    return Turn.objects.select_related("project").filter(pk=int(letter.source_id)).first()
-
-
 def _detail_context(
     letter: DeadLetter,
     *,
@@ -227,10 +147,15 @@ def _detail_context(
     fix_errors: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     raw_responses = letter.raw_responses or []
+    actionable = dead_letter_supports_actions(letter)
     return {
         "letter": letter,
         "attempts": _attempts(letter),
-        "turn": _source_turn(letter),
+        "source": dead_letter_source(letter).link(letter) if actionable else None,
+        "actionable": actionable,
+        "replay_running": letter.replay_requested_at is not None,
+        "actions": letter.actions.select_related("user"),
+        "replays": letter.replays.all(),
         "usage": letter.usage or {},
         "error": error,
         "reason": reason,
@@ -245,9 +170,10 @@ def _detail_context(
 @require_GET
 def dead_letter_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """One dead letter whole: the client's text, each attempt's prompt and answer, the errors
-    and what was decided about it."""
+    and what was decided about it. For htmx (the poll while a replay runs) only its status."""
     letter = _get_dead_letter_for_user(request, pk)
-    return render(request, DETAIL_TEMPLATE, _detail_context(letter))
+    template = f"{DETAIL_TEMPLATE}#status" if request.htmx else DETAIL_TEMPLATE
+    return render(request, template, _detail_context(letter))
 
 
 @login_required
@@ -259,15 +185,11 @@ def dead_letter_discard(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     letter = _get_dead_letter_for_user(request, pk)
     reason = request.POST.get("reason", "")
     try:
-        letter = dead_letter_discard_service(dead_letter=letter, user=request.user, reason=reason)
+        letter = services.dead_letter_discard(dead_letter=letter, user=request.user, reason=reason)
     except ApplicationError as error:
         letter.refresh_from_db()
-        context = _detail_context(letter, error=error.message, reason=reason)
-        template = f"{DETAIL_TEMPLATE}#status" if request.htmx else DETAIL_TEMPLATE
-        return render(request, template, context, status=400)
-    if not request.htmx:
-        return redirect("dlq:dead_letter_detail", pk=letter.pk)
-    return render(request, f"{DETAIL_TEMPLATE}#status", _detail_context(letter))
+        return _status_response(request, letter, error, reason=reason)
+    return _status_response(request, letter)
 
 
 @login_required
@@ -279,14 +201,72 @@ def dead_letter_fix(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     letter = _get_dead_letter_for_user(request, pk)
     fix = request.POST.get("data", "")
     try:
-        letter = dead_letter_fix_apply(dead_letter=letter, data=fix, user=request.user)
+        letter = services.dead_letter_fix_apply(dead_letter=letter, data=fix, user=request.user)
     except ApplicationError as error:
         letter.refresh_from_db()
-        context = _detail_context(
-            letter, error=error.message, fix=fix, fix_errors=error.extra.get("fields")
+        return _status_response(
+            request, letter, error, fix=fix, fix_errors=error.extra.get("fields")
         )
-        template = f"{DETAIL_TEMPLATE}#status" if request.htmx else DETAIL_TEMPLATE
-        return render(request, template, context, status=400)
-    if not request.htmx:
+    return _status_response(request, letter)
+
+
+def _status_response(
+    request: HtmxHttpRequest, letter: DeadLetter, error: ApplicationError | None = None, **extra
+) -> HttpResponse:
+    """After an action: without htmx back to the page (or the page with the error, 400);
+    with htmx the status part."""
+    if error is None and not request.htmx:
         return redirect("dlq:dead_letter_detail", pk=letter.pk)
-    return render(request, f"{DETAIL_TEMPLATE}#status", _detail_context(letter))
+    context = _detail_context(letter, error=error.message if error else "", **extra)
+    template = f"{DETAIL_TEMPLATE}#status" if request.htmx else DETAIL_TEMPLATE
+    return render(request, template, context, status=400 if error else 200)
+
+
+@login_required
+@permission_required(CHANGE_LETTERS, raise_exception=True)
+@require_POST
+def dead_letter_replay(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Queue a replay; the status part then polls until the worker's outcome arrives."""
+    letter = _get_dead_letter_for_user(request, pk)
+    try:
+        services.dead_letter_replay_request(dead_letter=letter, user=request.user)
+    except ApplicationError as error:
+        letter.refresh_from_db()
+        return _status_response(request, letter, error)
+    letter.refresh_from_db()  # an eager worker (tests, no broker) may have finished already
+    return _status_response(request, letter)
+
+
+@login_required
+@permission_required(CHANGE_LETTERS, raise_exception=True)
+@require_POST
+def dead_letter_fix_check(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The fix editor's live check: the errors of the JSON as typed, at their fields."""
+    letter = _get_dead_letter_for_user(request, pk)
+    try:
+        outcome = services.dead_letter_fix_check(
+            dead_letter=letter, data=request.POST.get("data", "")
+        )
+    except ApplicationError as error:
+        errors = [{"path": "", "message": error.message}]
+    else:
+        errors = [e.as_dict() for e in outcome.errors]
+    return render(request, f"{DETAIL_TEMPLATE}#fix-errors", {"fix_errors": errors})
+
+
+@login_required
+@permission_required(CHANGE_LETTERS, raise_exception=True)
+@require_POST
+def dead_letters_replay_group(request: HtmxHttpRequest) -> HttpResponse:
+    """Replay every open dead letter of one error signature."""
+    signature = request.POST.get("signature", "").strip()
+    if not signature:
+        return HttpResponse("a signature is required", status=400, content_type="text/plain")
+    queued, skipped = services.dead_letters_replay_group(signature=signature, user=request.user)
+    context = {"signature": signature, "queued": queued, "skipped": skipped}
+    if request.htmx:
+        return render(request, f"{LIST_TEMPLATE}#replay-result", context)
+    skipped_text = "; ".join(f"{n} skipped: {reason}" for reason, n in skipped.items())
+    messages.info(request, f"{queued} replay{'s' if queued != 1 else ''} queued for "
+                  f"{signature}" + (f" ({skipped_text})" if skipped_text else ""))  # fmt: skip
+    return redirect("dlq:dead_letters")

@@ -224,11 +224,14 @@ def test_detail_links_a_briefing_turn_to_its_project(manager_client, manager):
     assert "Spring promo" in html
 
 
-def test_detail_of_another_source_is_plain_text(manager_client):
-    letter = make_letter(created_at=ago(minutes=1), source_kind="lead", source_id="42")
+def test_detail_of_an_unknown_source_is_plain_text_without_actions(manager_client):
+    letter = make_letter(created_at=ago(minutes=1), source_kind="fax", source_id="42")
     response = manager_client.get(_detail(letter))
-    assert response.context["turn"] is None
-    assert "lead 42" in response.content.decode()
+    html = response.content.decode()
+    assert response.context["source"] is None
+    assert "fax 42" in html
+    assert reverse("dlq:dead_letter_replay", args=[letter.pk]) not in html
+    assert reverse("dlq:dead_letter_discard", args=[letter.pk]) in html
 
 
 def test_detail_of_a_missing_letter_is_404(manager_client):

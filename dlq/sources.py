@@ -1,0 +1,66 @@
+"""What a dead letter belongs to, by its `source_kind`: the app that made the call says how a
+corrected answer is checked and applied, and how the original input is replayed. The dlq
+app imports none of them; each registers its source when Django starts (`AppConfig.ready`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from briefing.errors import ApplicationError
+
+if TYPE_CHECKING:
+    from dlq.models import DeadLetter, StructuredCall
+    from llmkit.parse import ParseOutcome
+
+# Called inside the transaction that applies a replay's outcome, with the replay's recorded
+# call and whether its answer parsed: the dead letter is settled together with the effect.
+ReplaySettle = Callable[["StructuredCall", bool], None]
+
+
+@dataclass(frozen=True)
+class SourceLink:
+    """The object a dead letter belongs to, as the review pages show it."""
+
+    label: str
+    url: str
+
+
+class DeadLetterSource(Protocol):
+    def link(self, letter: DeadLetter) -> SourceLink | None:
+        """Where the object this letter belongs to is shown, or None when it is gone."""
+
+    def answer_check(self, letter: DeadLetter, raw: str) -> ParseOutcome:
+        """Validate a corrected answer the way the model's answer was validated."""
+
+    def answer_apply(self, letter: DeadLetter, outcome: ParseOutcome, call: Any) -> None:
+        """Apply a valid answer as an accepted model answer would be. Runs inside the
+        transaction that marks the letter fixed; raises ApplicationError when the effect
+        happened already (applying twice must not act twice)."""
+
+    def replay(self, letter: DeadLetter, settle: ReplaySettle) -> None:
+        """Run the original input again through today's prompts and providers; apply the
+        answer when it parses and call `settle` in the same transaction. Raises
+        ApplicationError when there is nothing left to replay."""
+
+
+_SOURCES: dict[str, DeadLetterSource] = {}
+
+
+def dead_letter_source_register(kind: str, source: DeadLetterSource) -> None:
+    _SOURCES[kind] = source
+
+
+def dead_letter_source(letter: DeadLetter) -> DeadLetterSource:
+    """The source of `letter`, or a clear error for a kind nothing can fix or replay."""
+    source = _SOURCES.get(letter.source_kind)
+    if source is None:
+        kind = letter.source_kind or "sourceless"
+        raise ApplicationError(f"a {kind} dead letter cannot be fixed or replayed")
+    return source
+
+
+def dead_letter_supports_actions(letter: DeadLetter) -> bool:
+    return letter.source_kind in _SOURCES
