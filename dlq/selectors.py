@@ -8,7 +8,7 @@ from collections import defaultdict
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from django.db.models import Avg, Count, Max, Q, QuerySet, Sum
+from django.db.models import Aggregate, Avg, Count, Max, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -16,6 +16,8 @@ from dlq.models import DeadLetter, StructuredCall
 
 OUTCOMES: list[str] = [outcome.value for outcome in StructuredCall.Outcome]
 TREND_DAYS = 7
+# The latency percentiles reported per day (nearest rank).
+PERCENTILES = (50, 95, 99)
 
 
 def local_day_start(day: date) -> datetime:
@@ -38,12 +40,16 @@ def _counting_aggregates() -> dict[str, Count]:
 
 def _breakdown(row: dict[str, Any]) -> dict[str, Any]:
     total = row["total"] or 0
+    # Parsed: every outcome but the dead letter, whichever stage of the pipeline got it.
+    parsed = total - row[f"outcome_{StructuredCall.Outcome.FAILED.value}"]
     return {
         "total": total,
         "outcomes": {
             o: {"count": row[f"outcome_{o}"], "share": _share(row[f"outcome_{o}"], total)}
             for o in OUTCOMES
         },
+        "parsed_count": parsed,
+        "parsed_share": _share(parsed, total),
         "retry_count": row["retried"],
         "retry_share": _share(row["retried"], total),
     }
@@ -69,6 +75,54 @@ def _is_failover(provider: str, providers: list[str] | None) -> bool:
     return len(set(providers)) > 1 or provider != providers[0]
 
 
+def _local_days(since: datetime, until: datetime) -> list[date]:
+    """Every local day that [since, until) touches, oldest first."""
+    first_day = timezone.localtime(since).date()
+    last_day = timezone.localtime(until - timedelta(microseconds=1)).date()
+    return [first_day + timedelta(days=n) for n in range((last_day - first_day).days + 1)]
+
+
+def _day_aggregates() -> dict[str, Aggregate]:
+    """The counts of `_counting_aggregates` plus the token sums a day's means are made of."""
+    with_estimate = Q(prompt_tokens_estimate__gt=0)
+    return {
+        **_counting_aggregates(),
+        "prompt_tokens": Sum("prompt_tokens"),
+        "completion_tokens": Sum("completion_tokens"),
+        "cacheable_estimate": Sum("cacheable_tokens_estimate", filter=with_estimate),
+        "prompt_estimate": Sum("prompt_tokens_estimate", filter=with_estimate),
+    }
+
+
+def _mean(total: int | None, count: int) -> float | None:
+    # Sum / count in Python, so SQLite and PostgreSQL give the same float.
+    return (total or 0) / count if count else None
+
+
+def _day_figures(
+    day: date, row: dict[str, Any], latencies: list[int], failovers: int
+) -> dict[str, Any]:
+    """One day in the shape of the whole range: outcomes, tokens, latency and failovers."""
+    breakdown = _breakdown(row)
+    total = breakdown["total"]
+    latencies = sorted(latencies)
+    return {
+        "day": day.isoformat(),
+        **breakdown,
+        "tokens": {
+            "prompt_mean": _mean(row.get("prompt_tokens"), total),
+            "completion_mean": _mean(row.get("completion_tokens"), total),
+            "cacheable_prefix_share": (
+                row["cacheable_estimate"] / row["prompt_estimate"]
+                if row.get("prompt_estimate")
+                else None
+            ),
+        },
+        "latency_ms": {f"p{q}": _percentile(latencies, q / 100) for q in PERCENTILES},
+        "failovers": {"count": failovers, "share": _share(failovers, total)},
+    }
+
+
 def parse_quality(
     *,
     since: datetime,
@@ -77,7 +131,10 @@ def parse_quality(
     provider: str | None = None,
 ) -> dict[str, Any]:
     """The parse-quality figures of the calls made in [since, until), optionally of one
-    schema and/or one provider."""
+    schema and/or one provider: overall, per local day (`per_day` counts the outcomes,
+    `per_day_figures` gives each day the whole range's shape plus tokens, latency p50/p95/p99
+    and failovers), per schema and per provider. A bounded number of queries, however long
+    the range."""
     calls = StructuredCall.objects.filter(created_at__gte=since, created_at__lt=until)
     if schema:
         calls = calls.filter(schema_name=schema)
@@ -86,23 +143,24 @@ def parse_quality(
 
     overall = _breakdown(calls.aggregate(**_counting_aggregates()))
 
+    # One grouped query for every day's counts and token sums, whatever the range's length.
     per_day_rows = (
         calls.order_by()
         .annotate(day=TruncDate("created_at"))
         .values("day")
-        .annotate(**{f"outcome_{o}": Count("id", filter=Q(outcome=o)) for o in OUTCOMES})
+        .annotate(**_day_aggregates())
         .order_by("day")
     )
     by_day = {row["day"]: row for row in per_day_rows}
-    first_day = timezone.localtime(since).date()
-    last_day = timezone.localtime(until - timedelta(microseconds=1)).date()
-    per_day = []
-    day = first_day
-    while day <= last_day:
-        row = by_day.get(day, {})
-        counts = {o: row.get(f"outcome_{o}", 0) for o in OUTCOMES}
-        per_day.append({"day": day.isoformat(), **counts})
-        day += timedelta(days=1)
+    days = _local_days(since, until)
+    empty_day = {"total": 0, "retried": 0, **{f"outcome_{o}": 0 for o in OUTCOMES}}
+    per_day = [
+        {
+            "day": day.isoformat(),
+            **{o: by_day.get(day, empty_day)[f"outcome_{o}"] for o in OUTCOMES},
+        }
+        for day in days
+    ]
 
     tokens = calls.aggregate(
         prompt_mean=Avg("prompt_tokens"), completion_mean=Avg("completion_tokens")
@@ -115,13 +173,18 @@ def parse_quality(
     # Latency percentiles and failovers need every row: computed here so SQLite and
     # PostgreSQL give the same figures.
     latencies: list[int] = []
-    failovers = 0
-    for latency_ms, call_provider, providers in calls.order_by().values_list(
-        "latency_ms", "provider", "providers"
+    latencies_by_day: dict[date, list[int]] = defaultdict(list)
+    failovers_by_day: dict[date, int] = defaultdict(int)
+    for day, latency_ms, call_provider, providers in (
+        calls.order_by()
+        .annotate(day=TruncDate("created_at"))
+        .values_list("day", "latency_ms", "provider", "providers")
     ):
         latencies.append(latency_ms)
-        failovers += _is_failover(call_provider, providers)
+        latencies_by_day[day].append(latency_ms)
+        failovers_by_day[day] += _is_failover(call_provider, providers)
     latencies.sort()
+    failovers = sum(failovers_by_day.values())
 
     return {
         "since": since.isoformat(),
@@ -138,8 +201,26 @@ def parse_quality(
             "cacheable_prefix_share": cacheable_share,
         },
         "latency_ms": {"p50": _percentile(latencies, 0.5), "p95": _percentile(latencies, 0.95)},
+        # Apart from latency_ms, whose two keys monitoring already reads as they are.
+        "latency_ms_p99": _percentile(latencies, 0.99),
         "failovers": {"count": failovers, "share": _share(failovers, overall["total"])},
+        "per_day_figures": [
+            _day_figures(
+                day, by_day.get(day, empty_day), latencies_by_day[day], failovers_by_day[day]
+            )
+            for day in days
+        ],
     }
+
+
+def structured_call_choices(field: str) -> list[str]:
+    """The values a filter of the parse-quality figures can take, from the calls there are."""
+    return list(
+        StructuredCall.objects.order_by(field)
+        .values_list(field, flat=True)
+        .distinct()
+        .exclude(**{field: ""})
+    )
 
 
 def dead_letter_groups(

@@ -6,6 +6,7 @@ from dlq import views, views_quality
 
 app_name = "dlq"
 urlpatterns = [
+    path("quality/", views_quality.quality_dashboard, name="quality"),
     path("quality.json", views_quality.quality_json, name="quality_json"),
     path("digest/", views_quality.digest_page, name="digest"),
     path("dead-letters/", views.dead_letters, name="dead_letters"),

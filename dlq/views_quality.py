@@ -1,9 +1,12 @@
-"""The parse-quality figures for managers: the same figures as JSON for monitoring, and the
-weekly digest page."""
+"""The parse-quality figures for managers: the dashboard, the same figures as JSON for
+monitoring, and the weekly digest page."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required, permission_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -11,12 +14,33 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
+from config.http import HtmxHttpRequest
 from dlq.digest import weekly_digest_build
-from dlq.selectors import OUTCOMES, local_day_start, parse_quality
+from dlq.models import StructuredCall
+from dlq.selectors import OUTCOMES, local_day_start, parse_quality, structured_call_choices
 
 VIEW_CALLS = "dlq.view_structuredcall"
 DEFAULT_DAYS = 7
 MAX_DAYS = 366
+DASHBOARD_TEMPLATE = "dlq/quality.html"
+NO_VALUE = "–"
+
+
+@dataclass(frozen=True)
+class QualityFilters:
+    """What the figures are narrowed to: a range of local days, both inclusive, and
+    optionally one schema and one provider ("" for any)."""
+
+    since: date
+    until: date
+    schema: str = ""
+    provider: str = ""
+
+    def query(self) -> str:
+        """The filters as a query string (the JSON link, the form's values)."""
+        params = {"since": self.since.isoformat(), "until": self.until.isoformat()}
+        params |= {name: value for name in ("schema", "provider") if (value := getattr(self, name))}
+        return urlencode(params)
 
 
 def _date_param(request: HttpRequest, name: str, default: date, fields: dict[str, str]) -> date:
@@ -28,6 +52,34 @@ def _date_param(request: HttpRequest, name: str, default: date, fields: dict[str
     except ValueError:
         fields[name] = "expected an ISO date, YYYY-MM-DD"
         return default
+
+
+def _quality_filters(request: HttpRequest) -> tuple[QualityFilters, dict[str, str]]:
+    """The filters of the JSON endpoint and the dashboard, with an error per bad parameter.
+    `?since=&until=` are ISO dates, both inclusive (default: the last seven days)."""
+    fields: dict[str, str] = {}
+    until = _date_param(request, "until", timezone.localdate(), fields)
+    since = _date_param(request, "since", until - timedelta(days=DEFAULT_DAYS - 1), fields)
+    if not fields and since > until:
+        fields["since"] = "must not be after until"
+    if not fields and (until - since).days >= MAX_DAYS:
+        fields["since"] = f"the range may span at most {MAX_DAYS} days"
+    filters = QualityFilters(
+        since=since,
+        until=until,
+        schema=request.GET.get("schema") or "",
+        provider=request.GET.get("provider") or "",
+    )
+    return filters, fields
+
+
+def _quality_figures(filters: QualityFilters) -> dict[str, Any]:
+    return parse_quality(
+        since=local_day_start(filters.since),
+        until=local_day_start(filters.until + timedelta(days=1)),
+        schema=filters.schema or None,
+        provider=filters.provider or None,
+    )
 
 
 def _error(code: str, message: str, fields: dict[str, str], status: int = 400) -> JsonResponse:
@@ -42,22 +94,268 @@ def _error(code: str, message: str, fields: dict[str, str], status: int = 400) -
 def quality_json(request: HttpRequest) -> JsonResponse:
     """`?since=&until=` are ISO dates, both inclusive (default: the last seven days);
     `?schema=` and `?provider=` narrow the calls."""
-    fields: dict[str, str] = {}
-    until = _date_param(request, "until", timezone.localdate(), fields)
-    since = _date_param(request, "since", until - timedelta(days=DEFAULT_DAYS - 1), fields)
-    if not fields and since > until:
-        fields["since"] = "must not be after until"
-    if not fields and (until - since).days >= MAX_DAYS:
-        fields["since"] = f"the range may span at most {MAX_DAYS} days"
+    filters, fields = _quality_filters(request)
     if fields:
         return _error("invalid_params", "Invalid query parameters.", fields)
-    figures = parse_quality(
-        since=local_day_start(since),
-        until=local_day_start(until + timedelta(days=1)),
-        schema=request.GET.get("schema") or None,
-        provider=request.GET.get("provider") or None,
+    return JsonResponse(_quality_figures(filters))
+
+
+# --- the dashboard ---------------------------------------------------------------------------
+
+
+def _percent(share: float | None) -> float | None:
+    return None if share is None else round(share * 100, 1)
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def _text(value: float | None, unit: str) -> str:
+    """A figure as the page writes it; the same text in the headline and the tables."""
+    if value is None:
+        return NO_VALUE
+    if unit == "%":
+        return f"{value:.1f}%"
+    if unit == "ms":
+        return f"{value} ms"
+    if unit == "tokens":
+        return f"{value:.1f}"
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    values: list[Any]
+
+
+@dataclass(frozen=True)
+class Chart:
+    """One chart of the dashboard: drawn by static/dlq/quality.js from `as_json()`, and
+    written out as a table from `rows()` for whoever does not see the canvas."""
+
+    key: str
+    title: str
+    kind: str  # a Chart.js type: "bar" or "line"
+    unit: str  # "%", "ms", "tokens" or "calls"
+    axis: str  # what the labels are: day, schema, provider
+    labels: list[str]
+    series: list[Series]
+    stacked: bool = False
+    # Calls behind each label, so that a 100% of one call reads as what it is.
+    counts: list[int] | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "kind": self.kind,
+            "unit": self.unit,
+            "stacked": self.stacked,
+            "labels": self.labels,
+            "counts": self.counts,
+            "series": [{"label": s.label, "values": s.values} for s in self.series],
+        }
+
+    def columns(self) -> list[str]:
+        return [self.axis, *(["calls"] if self.counts is not None else []), *self.headers()]
+
+    def headers(self) -> list[str]:
+        return [s.label for s in self.series]
+
+    def rows(self) -> list[list[str]]:
+        return [
+            [
+                label,
+                *([str(self.counts[i])] if self.counts is not None else []),
+                *(_text(s.values[i], self.unit) for s in self.series),
+            ]
+            for i, label in enumerate(self.labels)
+        ]
+
+
+OUTCOME_LABELS = dict(StructuredCall.Outcome.choices)
+
+
+def _outcome_shares(rows: list[dict[str, Any]]) -> list[Series]:
+    return [
+        Series(OUTCOME_LABELS[o], [_percent(row["outcomes"][o]["share"]) for row in rows])
+        for o in OUTCOMES
+    ]
+
+
+def _outcome_chart(key: str, title: str, axis: str, rows: dict[str, dict[str, Any]]) -> Chart:
+    return Chart(
+        key=key,
+        title=title,
+        kind="bar",
+        unit="%",
+        axis=axis,
+        labels=[name or NO_VALUE for name in rows],
+        series=_outcome_shares(list(rows.values())),
+        stacked=True,
+        counts=[row["total"] for row in rows.values()],
     )
-    return JsonResponse(figures)
+
+
+def _charts(figures: dict[str, Any]) -> list[Chart]:
+    days = figures["per_day_figures"]
+    labels = [day["day"] for day in days]
+    counts = [day["total"] for day in days]
+    return [
+        _outcome_chart(
+            "outcomes-per-day",
+            "Share of calls by outcome per day",
+            "day",
+            {day["day"]: day for day in days},
+        ),
+        _outcome_chart(
+            "outcomes-per-schema",
+            "Share of calls by outcome per schema",
+            "schema",
+            figures["per_schema"],
+        ),
+        _outcome_chart(
+            "outcomes-per-provider",
+            "Share of calls by outcome per provider",
+            "provider",
+            figures["per_provider"],
+        ),
+        Chart(
+            key="tokens-per-day",
+            title="Tokens per call per day (mean)",
+            kind="bar",
+            unit="tokens",
+            axis="day",
+            labels=labels,
+            counts=counts,
+            series=[
+                Series("prompt", [_rounded(d["tokens"]["prompt_mean"]) for d in days]),
+                Series("completion", [_rounded(d["tokens"]["completion_mean"]) for d in days]),
+            ],
+        ),
+        Chart(
+            key="cacheable-per-day",
+            title="Share of the prompt in the cacheable prefix per day",
+            kind="line",
+            unit="%",
+            axis="day",
+            labels=labels,
+            series=[
+                Series(
+                    "cacheable prefix",
+                    [_percent(d["tokens"]["cacheable_prefix_share"]) for d in days],
+                )
+            ],
+        ),
+        Chart(
+            key="latency-per-day",
+            title="Latency per day",
+            kind="line",
+            unit="ms",
+            axis="day",
+            labels=labels,
+            counts=counts,
+            series=[Series(p, [d["latency_ms"][p] for d in days]) for p in ("p50", "p95")],
+        ),
+        Chart(
+            key="failovers-per-day",
+            title="Failovers per day",
+            kind="bar",
+            unit="calls",
+            axis="day",
+            labels=labels,
+            counts=counts,
+            series=[Series("failovers", [d["failovers"]["count"] for d in days])],
+        ),
+    ]
+
+
+def _headline(figures: dict[str, Any]) -> list[dict[str, str]]:
+    """The range's figures written out by the server, readable without the charts."""
+    latency = figures["latency_ms"]
+    tokens = figures["tokens"]
+    failovers = figures["failovers"]
+    items = [
+        ("total", "Calls", str(figures["total"])),
+        ("parsed_share", "Parsed", _text(_percent(figures["parsed_share"]), "%")),
+        (
+            "dead_lettered_share",
+            "Dead-lettered",
+            _text(_percent(figures["outcomes"]["failed"]["share"]), "%"),
+        ),
+        ("retry_share", "Retried", _text(_percent(figures["retry_share"]), "%")),
+        ("latency_p50", "Latency p50", _text(latency["p50"], "ms")),
+        ("latency_p95", "Latency p95", _text(latency["p95"], "ms")),
+        ("latency_p99", "Latency p99", _text(figures["latency_ms_p99"], "ms")),
+        (
+            "failovers",
+            "Failovers",
+            f"{failovers['count']} ({_text(_percent(failovers['share']), '%')})",
+        ),
+        ("prompt_mean", "Prompt tokens per call", _text(_rounded(tokens["prompt_mean"]), "tokens")),
+        (
+            "completion_mean",
+            "Completion tokens per call",
+            _text(_rounded(tokens["completion_mean"]), "tokens"),
+        ),
+        (
+            "cacheable_prefix_share",
+            "Cacheable prefix",
+            _text(_percent(tokens["cacheable_prefix_share"]), "%"),
+        ),
+    ]
+    return [{"key": key, "label": label, "text": text} for key, label, text in items]
+
+
+def _with_current(choices: list[str], current: str) -> list[str]:
+    # A value typed into the address bar stays selected rather than silently shown as "any".
+    return choices if not current or current in choices else [*choices, current]
+
+
+@login_required
+@permission_required(VIEW_CALLS, raise_exception=True)
+@require_GET
+def quality_dashboard(request: HtmxHttpRequest) -> HttpResponse:
+    """The parse-quality figures as headline numbers and charts, filtered like
+    `quality_json`. Bad filters: the page again with the errors at the fields and status
+    400. For htmx only the figures are returned."""
+    filters, errors = _quality_filters(request)
+    context: dict[str, Any] = {"errors": errors}
+    if errors:
+        context["values"] = {
+            name: request.GET.get(name, "") for name in ("since", "until", "schema", "provider")
+        }
+    else:
+        figures = _quality_figures(filters)
+        charts = _charts(figures)
+        context.update(
+            values={
+                "since": filters.since.isoformat(),
+                "until": filters.until.isoformat(),
+                "schema": filters.schema,
+                "provider": filters.provider,
+            },
+            figures=figures,
+            headline=_headline(figures),
+            charts=charts,
+            chart_data=[chart.as_json() for chart in charts],
+            query=filters.query(),
+        )
+    if request.htmx:
+        template = f"{DASHBOARD_TEMPLATE}#figures"
+    else:
+        template = DASHBOARD_TEMPLATE
+        context["schemas"] = _with_current(
+            structured_call_choices("schema_name"), context["values"]["schema"]
+        )
+        context["providers"] = _with_current(
+            structured_call_choices("provider"), context["values"]["provider"]
+        )
+    return render(request, template, context, status=400 if errors else 200)
+
+
+# --- the weekly digest -----------------------------------------------------------------------
 
 
 @login_required

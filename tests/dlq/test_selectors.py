@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from dlq.models import DeadLetter, StructuredCall
@@ -233,3 +235,87 @@ def test_dead_letter_groups_of_another_status():
     make_letter(created_at=at(MONDAY))
     groups = dead_letter_groups(status="fixed", today=MONDAY)
     assert [(g["error_signature"], g["count"]) for g in groups] == [("budget_rub: int_parsing", 1)]
+
+
+def test_quality_parsed_share_counts_every_outcome_but_the_dead_letter(week_of_calls):
+    figures = parse_quality(**_range())
+    assert (figures["parsed_count"], figures["parsed_share"]) == (7, 0.875)
+    assert figures["per_schema"]["VisionAnswer"]["parsed_count"] == 2
+
+
+def test_quality_p99_is_the_nearest_rank_of_the_recorded_latencies():
+    # 1..100 ms in a scrambled order: the nearest ranks are the values themselves.
+    for latency_ms in ((i * 37) % 100 + 1 for i in range(100)):
+        make_call(created_at=at(MONDAY), latency_ms=latency_ms)
+    figures = parse_quality(**_range())
+    assert figures["latency_ms"] == {"p50": 50, "p95": 95}
+    assert figures["latency_ms_p99"] == 99
+    assert figures["per_day_figures"][0]["latency_ms"] == {"p50": 50, "p95": 95, "p99": 99}
+
+
+def test_quality_per_day_figures_are_each_days_own(week_of_calls):
+    monday, tuesday = parse_quality(**_range())["per_day_figures"]
+    assert monday["day"] == "2025-03-10"
+    assert monday["total"] == 4
+    assert monday["outcomes"]["fast"] == {"count": 2, "share": 0.5}
+    assert (monday["parsed_share"], monday["retry_share"]) == (1.0, 0.25)
+    # (100 + 200 + 300 + 400) / 4 and (10 + 20 + 30 + 40) / 4; cacheable (80 + 120) / (100 + 300).
+    assert monday["tokens"] == {
+        "prompt_mean": 250, "completion_mean": 25, "cacheable_prefix_share": 0.5,
+    }  # fmt: skip
+    assert monday["latency_ms"] == {"p50": 200, "p95": 400, "p99": 400}
+    assert monday["failovers"] == {"count": 0, "share": 0.0}
+
+    assert tuesday["day"] == "2025-03-11"
+    assert tuesday["total"] == 4
+    assert tuesday["outcomes"]["failed"] == {"count": 1, "share": 0.25}
+    assert tuesday["parsed_share"] == 0.75
+    # No call of that day has an estimate: no share rather than a zero.
+    assert tuesday["tokens"] == {
+        "prompt_mean": 650, "completion_mean": 65, "cacheable_prefix_share": None,
+    }  # fmt: skip
+    assert tuesday["latency_ms"] == {"p50": 600, "p95": 5000, "p99": 5000}
+    assert tuesday["failovers"] == {"count": 2, "share": 0.5}
+
+
+def test_quality_per_day_figures_of_a_day_without_calls(week_of_calls):
+    since = local_day_start(MONDAY - timedelta(days=3))
+    first = parse_quality(since=since, until=since + timedelta(days=1))["per_day_figures"]
+    assert first == [
+        {
+            "day": "2025-03-07",
+            "total": 0,
+            "outcomes": {o: {"count": 0, "share": 0.0} for o in StructuredCall.Outcome.values},
+            "parsed_count": 0,
+            "parsed_share": 0.0,
+            "retry_count": 0,
+            "retry_share": 0.0,
+            "tokens": {
+                "prompt_mean": None,
+                "completion_mean": None,
+                "cacheable_prefix_share": None,
+            },
+            "latency_ms": {"p50": None, "p95": None, "p99": None},
+            "failovers": {"count": 0, "share": 0.0},
+        }
+    ]
+
+
+def test_quality_days_match_per_day_counts(week_of_calls):
+    figures = parse_quality(**_range())
+    assert [d["day"] for d in figures["per_day_figures"]] == [d["day"] for d in figures["per_day"]]
+    for counts, day in zip(figures["per_day"], figures["per_day_figures"], strict=True):
+        assert {o: counts[o] for o in StructuredCall.Outcome.values} == {
+            o: day["outcomes"][o]["count"] for o in StructuredCall.Outcome.values
+        }
+    assert sum(d["failovers"]["count"] for d in figures["per_day_figures"]) == 2
+
+
+def test_quality_takes_as_many_queries_for_a_year_as_for_a_day(week_of_calls):
+    since = local_day_start(MONDAY)
+    with CaptureQueriesContext(connection) as one_day:
+        parse_quality(since=since, until=since + timedelta(days=1))
+    with CaptureQueriesContext(connection) as a_year:
+        figures = parse_quality(since=since - timedelta(days=360), until=since + timedelta(days=5))
+    assert len(figures["per_day_figures"]) == 365
+    assert len(a_year.captured_queries) == len(one_day.captured_queries) <= 8
