@@ -42,3 +42,17 @@ class DeadLetterAdmin(admin.ModelAdmin):
         "raw_input", "prompt_messages", "raw_responses", "errors", "error_signature", "usage",
         "replay_of", "replay_requested_at",
     )  # fmt: skip
+
+
+@admin.register(DeadLetterAction)
+class DeadLetterActionAdmin(admin.ModelAdmin):
+    """The audit trail across all dead letters; nothing here is edited."""
+
+    list_display = ("at", "dead_letter", "kind", "user", "note")
+    list_filter = ("kind",)
+    search_fields = ("note", "dead_letter__error_signature")
+    date_hierarchy = "at"
+    readonly_fields = ("dead_letter", "kind", "at", "user", "note", "data")
+
+    def has_add_permission(self, request) -> bool:
+        return False

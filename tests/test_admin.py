@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 from django.contrib import admin
 from django.urls import reverse
+from django.utils import timezone
 
 from briefing.services import project_create, turn_receive
+from crm.services import Inbound, inbound_store
 from dlq.services import llm_check_run
 
 pytestmark = pytest.mark.django_db
@@ -20,6 +22,13 @@ def data(django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         turn_receive(project=project, text="Здравствуйте! Бюджет 500 тыс рублей")
     llm_check_run(source_id="admin")
+    with django_capture_on_commit_callbacks(execute=True):
+        inbound_store(
+            Inbound(
+                channel="form", body_text="Хочу купить седан за 500 тыс рублей, +7 916 123-45-67",
+                received_at=timezone.now(),
+            )
+        )  # fmt: skip
     return project
 
 
@@ -38,5 +47,6 @@ def test_changelist_and_change_page_open(admin_client, data, model):
 def test_every_model_of_ours_is_in_the_admin():
     from django.apps import apps
 
-    models = {m for app in ("briefing", "dlq") for m in apps.get_app_config(app).get_models()}
+    apps_of_ours = ("briefing", "crm", "dlq")
+    models = {m for app in apps_of_ours for m in apps.get_app_config(app).get_models()}
     assert models <= set(OURS)
