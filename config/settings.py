@@ -125,6 +125,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "briefing-turns-sweep": {"task": "briefing.tasks.turns_sweep", "schedule": 60.0},
+    "crm-inbound-sweep": {"task": "crm.tasks.inbound_sweep", "schedule": 60.0},
+    "crm-imap-poll": {
+        "task": "crm.tasks.imap_poll",
+        "schedule": env_float("CRM_IMAP_POLL_S", 60.0),
+    },
     # Monday morning, for the week that ended the day before.
     "dlq-weekly-digest": {
         "task": "dlq.tasks.weekly_digest",
@@ -136,8 +141,9 @@ CELERY_BEAT_SCHEDULE = {
 # The ordered failover chain and each provider's own variables; see .env.example.
 LLM_PROVIDERS = env_list("LLM_PROVIDERS", ["rules"])
 LLM_CALL_BUDGET_S = env_float("LLM_CALL_BUDGET_S", 100.0)
-# The rules agent's stage logic (it asks the current stage's questions).
-LLM_RULES_RESPONDER = "briefing.agents.stage_rules_responder"
+# The rules agent's domain logic, asked in order; each answers only its own calls (a
+# briefing stage's questions, a lead card's reading).
+LLM_RULES_RESPONDERS = ["briefing.agents.stage_rules_responder", "crm.card.lead_rules_responder"]
 
 # Schemas retried in more than this share of a week's calls are called out in the digest.
 DLQ_RETRY_SHARE_ALERT = env_float("DLQ_RETRY_SHARE_ALERT", 0.2)
@@ -149,6 +155,20 @@ BRIEFING_CONTEXT_TURNS = env_int("BRIEFING_CONTEXT_TURNS", 6)
 BRIEFING_MAX_TOKENS = env_int("BRIEFING_MAX_TOKENS", 400)
 # A turn claimed by a worker that died is taken over by another after this many seconds.
 BRIEFING_TURN_LEASE_S = env_int("BRIEFING_TURN_LEASE_S", 330)
+
+# --- CRM intake -----------------------------------------------------------------------
+# The IMAP mailbox is read by CRM_IMAP_HOST, _PORT, _USER, _PASSWORD, _FOLDER, _SSL (see
+# .env.example); none set means no mailbox is polled.
+# A message longer than this is cut (with a note) before the model reads it; stored whole.
+CRM_MODEL_INPUT_CHARS = env_int("CRM_MODEL_INPUT_CHARS", 8000)
+# The most tokens the lead-card reading may answer with.
+CRM_MAX_TOKENS = env_int("CRM_MAX_TOKENS", 400)
+# The shared secret a web form posts as its `token` (empty: the form endpoint is closed).
+CRM_FORM_TOKEN = env_str("CRM_FORM_TOKEN", "")
+# The HMAC-SHA256 key of the messenger webhook's X-Signature (empty: the webhook is closed).
+CRM_MESSENGER_SECRET = env_str("CRM_MESSENGER_SECRET", "")
+# A message claimed by a worker that died is taken over by another after this many seconds.
+CRM_MESSAGE_LEASE_S = env_int("CRM_MESSAGE_LEASE_S", 330)
 
 LOGGING = {
     "version": 1,

@@ -9,5 +9,6 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("dlq/", include("dlq.urls")),
+    path("crm/", include("crm.urls")),
     path("", include("briefing.urls")),
 ]

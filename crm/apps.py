@@ -1,3 +1,5 @@
+"""CRM intake: inbound messages turned into lead cards."""
+
 from django.apps import AppConfig
 
 
@@ -5,3 +7,10 @@ class CrmConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "crm"
     verbose_name = "CRM"
+
+    def ready(self) -> None:
+        from crm.dead_letters import InboundMessageSource
+        from crm.services import SOURCE_KIND
+        from dlq.sources import dead_letter_source_register
+
+        dead_letter_source_register(SOURCE_KIND, InboundMessageSource())

@@ -23,6 +23,7 @@ from dlq.sources import dead_letter_source
 from llmkit.config import chain_from_env
 from llmkit.fields import StructuredModel
 from llmkit.parse import ParseOutcome, SemanticValidator, Target
+from llmkit.providers.rules import RulesTurn
 from llmkit.structured import StructuredResult, run_structured
 from llmkit.types import Message, Provider
 
@@ -34,7 +35,12 @@ def llm_chain() -> Provider:
     environ = dict(os.environ)
     environ.setdefault("LLM_PROVIDERS", ",".join(settings.LLM_PROVIDERS))
     environ.setdefault("LLM_CALL_BUDGET_S", str(settings.LLM_CALL_BUDGET_S))
-    return chain_from_env(environ, rules_responder=import_string(settings.LLM_RULES_RESPONDER))
+    responders = [import_string(path) for path in settings.LLM_RULES_RESPONDERS]
+
+    def rules_responder(turn: RulesTurn) -> Mapping[str, Any] | None:
+        return next((a for a in (r(turn) for r in responders) if a is not None), None)
+
+    return chain_from_env(environ, rules_responder=rules_responder)
 
 
 def structured_call_record(

@@ -1,11 +1,16 @@
-"""Fixtures shared by the whole suite: which real services this machine offers."""
+"""Fixtures shared by the whole suite: which real services this machine offers, role users,
+and a scripted model behind a local server that speaks the OpenAI wire format."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 from django.db import connection
+
+from dlq.services import llm_chain
+from tests.llmkit.wire_servers import JsonReply, WireServer, openai_completion
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "").lower() == "true"
 
@@ -66,3 +71,35 @@ def user_in_group(name: str, group: str, **fields):
     user = get_user_model().objects.create_user(name, password="pw", **fields)
     user.groups.add(Group.objects.get(name=group))
     return user
+
+
+class ScriptedModel:
+    """A model that answers structured calls from a script, over HTTP in the OpenAI format."""
+
+    def __init__(self, server: WireServer) -> None:
+        self.server = server
+
+    def answers(self, *objects) -> None:
+        replies = [
+            JsonReply(
+                openai_completion(o if isinstance(o, str) else json.dumps(o, ensure_ascii=False))
+            )
+            for o in objects
+        ]
+        self.server.route("/v1/chat/completions", *replies)
+
+    @property
+    def requests(self):
+        return [r.json() for r in self.server.requests_to("/v1/chat/completions")]
+
+
+@pytest.fixture
+def scripted_model(monkeypatch):
+    with WireServer() as server:
+        monkeypatch.setenv("LLM_PROVIDERS", "openai")
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url("/v1"))
+        monkeypatch.setenv("OPENAI_MODEL", "scripted")
+        monkeypatch.setenv("LLM_BREAKER_FAILURES", "1000")
+        llm_chain.cache_clear()
+        yield ScriptedModel(server)
+    llm_chain.cache_clear()

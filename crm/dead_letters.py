@@ -1,0 +1,48 @@
+"""An inbound message as a dead letter's source: a manager's fix or a replay reads it into a
+lead card, once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+
+from briefing.errors import ApplicationError
+from crm.card import lead_validators
+from crm.models import InboundMessage
+from crm.services import _lead_call, message_answer_apply, message_replay
+from dlq.models import DeadLetter
+from dlq.sources import ReplaySettle, SourceLink
+from llmkit.parse import ParseOutcome, parse
+
+
+def _message(letter: DeadLetter) -> InboundMessage:
+    message = (
+        InboundMessage.objects.filter(pk=letter.source_id).first()
+        if letter.source_id.isdigit()
+        else None
+    )
+    if message is None:
+        raise ApplicationError("the inbound message of this dead letter no longer exists")
+    return message
+
+
+class InboundMessageSource:
+    def link(self, letter: DeadLetter) -> SourceLink | None:
+        try:
+            message = _message(letter)
+        except ApplicationError:
+            return None
+        return SourceLink(str(message), reverse("crm:message_detail", args=[message.pk]))
+
+    def answer_check(self, letter: DeadLetter, raw: str) -> ParseOutcome:
+        from crm.card import LeadCard
+
+        call = _lead_call(_message(letter))
+        return parse(raw, LeadCard, validators=[lead_validators(call)])
+
+    def answer_apply(self, letter: DeadLetter, outcome: ParseOutcome, call: Any) -> None:
+        message_answer_apply(message=_message(letter), card=outcome.value)
+
+    def replay(self, letter: DeadLetter, settle: ReplaySettle) -> None:
+        message_replay(message=_message(letter), settle=settle)

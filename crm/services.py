@@ -1,0 +1,454 @@
+"""CRM intake, step by step: store the message first (once, however often it arrives), then
+read it into a lead card on a worker. A valid card makes or extends a lead; a broken model
+answer is a dead letter; a message with nothing to act on goes to the human queue."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from briefing.errors import ApplicationError
+from crm.card import (
+    LeadCall,
+    LeadCard,
+    card_is_empty,
+    has_instructions,
+    lead_call_context,
+    lead_prompt,
+    lead_validators,
+    model_input,
+)
+from crm.models import InboundMessage, Lead, LeadContact
+from dlq.services import structured_run
+from llmkit.extract import find_deadlines, find_emails, find_money, find_phones, normalise_email
+from llmkit.language import detect_language
+from llmkit.parse import parse
+from llmkit.structured import StructuredResult
+
+SOURCE_KIND = "inbound_message"
+LANGUAGES = ("ru", "uk", "en")
+
+
+# --- storing ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """A message as a channel delivered it, before it is stored."""
+
+    channel: str
+    body_text: str
+    received_at: datetime.datetime
+    source: str = ""
+    external_id: str = ""
+    sender: str = ""
+    sender_name: str = ""
+    subject: str = ""
+    body_source: str = "plain"
+    attachments: list[dict[str, Any]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    charset_notes: list[str] = field(default_factory=list)
+    raw: bytes | None = None
+    content_hash: str = ""
+
+    def hash(self) -> str:
+        """The given hash (a mail's, over its normalised content) or one over what identifies
+        a message of this channel: the same text from the same sender is the same message."""
+        if self.content_hash:
+            return self.content_hash
+        parts = [self.channel, self.source, self.sender.lower(), self.subject, self.body_text]
+        return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def inbound_from_mail(
+    raw: bytes, *, source: str, received_at: datetime.datetime | None = None
+) -> Inbound:
+    """A mail as an inbound message; without `received_at` (an import) it arrived when it
+    says it was sent, or now."""
+    from crm.mail import mail_parse
+
+    mail = mail_parse(raw)
+    return Inbound(
+        channel=InboundMessage.Channel.EMAIL,
+        source=source,
+        external_id=mail.message_id[:255],
+        sender=mail.sender_email[:254],
+        sender_name=mail.sender_name[:200],
+        subject=mail.subject[:500],
+        body_text=mail.body_text,
+        body_source=mail.body_source,
+        attachments=list(mail.attachments),
+        received_at=received_at or mail.sent_at or timezone.now(),
+        charset_notes=list(mail.charset_notes),
+        raw=raw,
+        content_hash=mail.content_hash,
+    )
+
+
+def _existing(inbound: Inbound, content_hash: str) -> InboundMessage | None:
+    match = Q(content_hash=content_hash)
+    if inbound.external_id:
+        match |= Q(channel=inbound.channel, external_id=inbound.external_id)
+    return InboundMessage.objects.filter(match).first()
+
+
+def inbound_store(inbound: Inbound) -> tuple[InboundMessage, bool]:
+    """Store the message unless it is here already (same external id on its channel, or the
+    same content). Returns (message, created). A new message is read on a worker after the
+    commit."""
+    from crm.tasks import inbound_process
+
+    content_hash = inbound.hash()
+    existing = _existing(inbound, content_hash)
+    if existing is not None:
+        return existing, False
+    message = InboundMessage(
+        channel=inbound.channel, source=inbound.source[:100], external_id=inbound.external_id,
+        sender=inbound.sender, sender_name=inbound.sender_name, subject=inbound.subject,
+        body_text=inbound.body_text.replace("\x00", ""), body_source=inbound.body_source,
+        attachments=inbound.attachments, extra=inbound.extra,
+        charset_notes=inbound.charset_notes, raw=inbound.raw, content_hash=content_hash,
+        received_at=inbound.received_at,
+    )  # fmt: skip
+    try:
+        with transaction.atomic():
+            message.save()
+            transaction.on_commit(lambda: inbound_process.delay(message.pk))
+    except IntegrityError:  # the same message, stored by a parallel delivery just now
+        existing = _existing(inbound, content_hash)
+        if existing is None:
+            raise
+        return existing, False
+    return message, True
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def _claim(message_id: int, *, statuses: list[str]) -> InboundMessage | None:
+    """Claim a message for reading with one conditional UPDATE: read by one worker even if
+    the task runs twice. A claim older than the lease (a worker that died) is taken over."""
+    now = timezone.now()
+    stale = now - datetime.timedelta(seconds=settings.CRM_MESSAGE_LEASE_S)
+    claimable = Q(status__in=statuses) | Q(
+        status=InboundMessage.Status.PROCESSING, claimed_at__lt=stale
+    )
+    claimed = InboundMessage.objects.filter(claimable, pk=message_id).update(
+        status=InboundMessage.Status.PROCESSING, claimed_at=now
+    )
+    if not claimed:
+        return None
+    return InboundMessage.objects.get(pk=message_id)
+
+
+def inbound_sweep_ids() -> list[int]:
+    """Messages stored but never read, or claimed by a worker longer than the lease."""
+    now = timezone.now()
+    stale = now - datetime.timedelta(seconds=settings.CRM_MESSAGE_LEASE_S)
+    forgotten = now - datetime.timedelta(seconds=60)
+    return list(
+        InboundMessage.objects.filter(
+            Q(status=InboundMessage.Status.RECEIVED, created_at__lt=forgotten)
+            | Q(status=InboundMessage.Status.PROCESSING, claimed_at__lt=stale)
+        )
+        .order_by("id")
+        .values_list("id", flat=True)[:1000]
+    )
+
+
+def _lead_call(message: InboundMessage) -> LeadCall:
+    text = message.body_text
+    language = detect_language(text, default="ru")
+    visible, _ = model_input(text, limit=settings.CRM_MODEL_INPUT_CHARS)
+    return LeadCall(
+        text=visible,
+        full_text=text,
+        language=language if language in LANGUAGES else "en",
+        today=timezone.localdate(),
+    )
+
+
+def _read(message: InboundMessage) -> tuple[StructuredResult, Any]:
+    """One lead-card call through the structured-output engine, recorded (a failure becomes
+    a dead letter of this message)."""
+    call = _lead_call(message)
+    prompt = lead_prompt(
+        subject=message.subject, text=call.text, sender=message.sender, language=call.language
+    )
+    with lead_call_context(call):
+        return structured_run(
+            messages=prompt.messages(),
+            target=LeadCard,
+            source_kind=SOURCE_KIND,
+            source_id=str(message.pk),
+            raw_input=message.body_text,
+            validators=[lead_validators(call)],
+            language=call.language,
+            temperature=0.0,
+            max_tokens=settings.CRM_MAX_TOKENS,
+            prompt_estimate=prompt.token_estimate(),
+        )
+
+
+def _nothing_to_read(message: InboundMessage) -> str:
+    """Why a message cannot be read at all, or ""."""
+    if message.body_text.strip():
+        return ""
+    if message.attachments:
+        names = ", ".join(a.get("filename") or "unnamed" for a in message.attachments[:5])
+        return f"attachments only ({names}): a person must open them"
+    return "the message is empty"
+
+
+class _ClaimLost(Exception):
+    pass
+
+
+def _finish(message: InboundMessage, **fields: Any) -> None:
+    """Write the message's outcome if it is still this worker's claim (raises otherwise)."""
+    done = InboundMessage.objects.filter(
+        pk=message.pk, status=InboundMessage.Status.PROCESSING, claimed_at=message.claimed_at
+    ).update(processed_at=timezone.now(), **fields)
+    if not done:
+        raise _ClaimLost
+    for name, value in fields.items():
+        setattr(message, name, value)
+
+
+def inbound_process(message_id: int) -> InboundMessage | None:
+    """Read one stored message (the worker's task). A message already read is left alone."""
+    message = _claim(message_id, statuses=[InboundMessage.Status.RECEIVED])
+    if message is None:
+        return None
+    _, note = model_input(message.body_text, limit=settings.CRM_MODEL_INPUT_CHARS)
+    try:
+        reason = _nothing_to_read(message)
+        if reason:
+            with transaction.atomic():
+                _finish(message, status=InboundMessage.Status.HUMAN, human_reason=reason)
+            return message
+        result, _ = _read(message)
+        with transaction.atomic():
+            _settle(message, result, note=note)
+    except _ClaimLost:  # another worker took the message over; its result stands
+        return None
+    return message
+
+
+def _settle(message: InboundMessage, result: StructuredResult, *, note: str) -> None:
+    if not result.ok:
+        _finish(message, status=InboundMessage.Status.DEAD_LETTERED, model_input_note=note)
+        return
+    card_apply(message, result.value, by=result.provider or "model", note=note)
+
+
+def card_apply(
+    message: InboundMessage, card: LeadCard, *, by: str, note: str = "", force: bool = False
+) -> Lead | None:
+    """A valid card for a claimed message: a new or extended lead, or the human queue when
+    there is nothing to act on (unless a person made the card: `force`)."""
+    extracted = {**card.model_dump(), "by": by}
+    if card_is_empty(card) and not force:
+        reason = "nothing to act on: no request, product, budget, term, call-back or phone"
+        if has_instructions(message.body_text):
+            reason += " (it contains instructions to the machine, ignored)"
+        _finish(
+            message, status=InboundMessage.Status.HUMAN, human_reason=reason,
+            extracted=extracted, model_input_note=note,
+        )  # fmt: skip
+        return None
+    lead = _lead_for(message, card, by=by)
+    _finish(
+        message, status=InboundMessage.Status.LEAD, lead=lead, extracted=extracted,
+        model_input_note=note, human_reason="",
+    )  # fmt: skip
+    return lead
+
+
+def _contacts(message: InboundMessage, card: LeadCard) -> list[tuple[str, str]]:
+    emails = list(card.emails)
+    sender = normalise_email(message.sender) if message.sender else None
+    if sender and sender not in emails:
+        emails.append(sender)
+    return [(LeadContact.Kind.PHONE, p) for p in dict.fromkeys(card.phones)] + [
+        (LeadContact.Kind.EMAIL, e) for e in dict.fromkeys(emails)
+    ]
+
+
+def _lead_for(message: InboundMessage, card: LeadCard, *, by: str) -> Lead:
+    """The lead of a known phone or e-mail, extended with this message, or a new one. The
+    contacts' unique constraint settles two messages of one new client racing each other."""
+    contacts = _contacts(message, card)
+    for attempt in range(2):
+        try:
+            with transaction.atomic():
+                return _lead_upsert(message, card, contacts, by=by)
+        except IntegrityError:
+            if attempt:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _known_contacts(contacts: list[tuple[str, str]]):
+    match = Q(pk__in=[])
+    for kind, value in contacts:
+        match |= Q(kind=kind, value=value)
+    return LeadContact.objects.filter(match)
+
+
+def _lead_upsert(
+    message: InboundMessage, card: LeadCard, contacts: list[tuple[str, str]], *, by: str
+) -> Lead:
+    known = _known_contacts(contacts).order_by("lead_id").first()
+    lead = (
+        Lead.objects.select_for_update().get(pk=known.lead_id)
+        if known
+        else Lead(channel=message.channel, last_message_at=message.received_at)
+    )
+    if not lead.pk or card.client_intent != Lead.Intent.INFO:  # a later "thanks" keeps it
+        lead.client_intent = card.client_intent
+    lead.language = _lead_call(message).language
+    for name in ("client_name", "product_class", "budget_rub", "urgency_days"):
+        value = getattr(card, name)
+        if value not in (None, ""):
+            setattr(lead, name, value)
+    lead.client_name = lead.client_name or message.sender_name
+    lead.needs_call_back = lead.needs_call_back or card.needs_call_back
+    lead.summary = card.summary or lead.summary or message.subject[:200]
+    lead.phones = list(dict.fromkeys([*lead.phones, *card.phones]))
+    emails = [value for kind, value in contacts if kind == LeadContact.Kind.EMAIL]
+    lead.emails = list(dict.fromkeys([*lead.emails, *emails]))
+    lead.last_message_at = max(lead.last_message_at, message.received_at)
+    lead.evidence = {**lead.evidence, **_evidence(message, card, by=by)}
+    lead.save()
+    mine = set(LeadContact.objects.filter(lead=lead).values_list("kind", "value"))
+    taken = set(_known_contacts(contacts).exclude(lead=lead).values_list("kind", "value"))
+    LeadContact.objects.bulk_create(
+        LeadContact(lead=lead, kind=kind, value=value)
+        for kind, value in contacts
+        if (kind, value) not in mine | taken
+    )
+    return lead
+
+
+def _evidence(message: InboundMessage, card: LeadCard, *, by: str) -> dict[str, Any]:
+    """Where each value was read: the message, and the words it came from when an extractor
+    can point at them. A list's items have their own keys ("phones:+79161234567"), so a
+    later message adding a phone keeps the first phone's source."""
+    text = message.body_text
+    phones = {p.value: p.text for p in find_phones(text)}
+    emails = {e.value: e.text for e in find_emails(text)}
+    spans: dict[str, str] = {}
+    for phone in card.phones:
+        spans[f"phones:{phone}"] = phones.get(phone, "")
+    for email in card.emails:
+        spans[f"emails:{email}"] = emails.get(email, "")
+    sender = normalise_email(message.sender) if message.sender else None
+    if sender and sender not in card.emails:
+        spans[f"emails:{sender}"] = f"sender: {message.sender}"
+    if card.budget_rub is not None:
+        spans["budget_rub"] = next(
+            (m.text for m in find_money(text) if m.value == card.budget_rub), ""
+        )
+    if card.urgency_days is not None:
+        found = find_deadlines(text, today=timezone.localdate())
+        spans["urgency_days"] = found[0].text if found else ""
+    whole = [
+        name
+        for name, value in card.model_dump().items()
+        if value not in (None, "", [], False) and name not in ("phones", "emails")
+    ]
+    return {
+        name: {"message": message.pk, "by": by, "evidence": spans.get(name, "")}
+        for name in [*whole, *[key for key in spans if ":" in key]]
+    }
+
+
+# --- people's actions ------------------------------------------------------------------------
+
+
+def lead_create_by_hand(*, message: InboundMessage, user: Any, data: dict[str, Any]) -> Lead:
+    """A manager reads a message of the human queue into a lead. `data` is a lead card,
+    parsed like a model's (phones as people type them are normalised; the same field
+    errors), but it may be "empty": a person decided it is a lead."""
+    outcome = parse(json.dumps(data, ensure_ascii=False, default=str), LeadCard)
+    if not outcome.ok:
+        fields = [error.as_dict() for error in outcome.errors]
+        raise ApplicationError("the card is not valid", extra={"fields": fields})
+    card = outcome.value
+    with transaction.atomic():
+        locked = InboundMessage.objects.select_for_update().get(pk=message.pk)
+        if locked.status != InboundMessage.Status.HUMAN:
+            raise ApplicationError(
+                f"only a message in the human queue can be read by hand; this one is "
+                f"{locked.get_status_display()}"
+            )
+        known = _known_contacts(_contacts(locked, card)).exists()
+        locked.status, locked.claimed_at = InboundMessage.Status.PROCESSING, timezone.now()
+        locked.save(update_fields=["status", "claimed_at"])
+        lead = card_apply(locked, card, by=f"manager {user.get_username()}", force=True)
+        if not known:  # a lead this made, not one it extended
+            Lead.objects.filter(pk=lead.pk).update(created_by=user)
+    lead.refresh_from_db()
+    return lead
+
+
+def lead_start_briefing(*, lead: Lead, user: Any):
+    """Start a briefing project for the lead, carrying the client's name, contact and
+    language. Once: a lead whose briefing exists gets that one back."""
+    from briefing.services import project_create
+
+    with transaction.atomic():
+        locked = Lead.objects.select_for_update().get(pk=lead.pk)
+        if locked.project_id:
+            return locked.project
+        contact = (locked.phones or locked.emails or [""])[0]
+        title = locked.product_class or locked.summary or f"Lead {locked.pk}"
+        project = project_create(
+            title=title[:200], client_name=locked.client_name, client_contact=contact,
+            language=locked.language if locked.language in LANGUAGES else "ru", producer=user,
+        )  # fmt: skip
+        locked.project = project
+        locked.status = Lead.Status.BRIEFING
+        locked.save(update_fields=["project", "status", "updated_at"])
+    return project
+
+
+# --- the dead letter's source ----------------------------------------------------------------
+
+
+def message_answer_apply(*, message: InboundMessage, card: LeadCard) -> Lead | None:
+    """A manager's fix of a dead-lettered message: the card as if the model had given it.
+    Only a message still dead-lettered gets one, so a second fix creates nothing."""
+    locked = InboundMessage.objects.select_for_update().get(pk=message.pk)
+    if locked.status != InboundMessage.Status.DEAD_LETTERED:
+        raise ApplicationError(
+            f"this message is {locked.get_status_display()}: it has no broken card to fix"
+        )
+    locked.status, locked.claimed_at = InboundMessage.Status.PROCESSING, timezone.now()
+    locked.save(update_fields=["status", "claimed_at"])
+    return card_apply(locked, card, by="manager fix", note=locked.model_input_note)
+
+
+def message_replay(*, message: InboundMessage, settle: Callable[[Any, bool], None]) -> None:
+    """Read a dead-lettered message again with today's prompt and providers; `settle(call,
+    ok)` runs in the transaction that writes the outcome."""
+    claimed = _claim(message.pk, statuses=[InboundMessage.Status.DEAD_LETTERED])
+    if claimed is None:
+        raise ApplicationError("this message is not dead-lettered any more: nothing to replay")
+    result, record = _read(claimed)
+    try:
+        with transaction.atomic():
+            _settle(claimed, result, note=claimed.model_input_note)
+            settle(record, result.ok)
+    except _ClaimLost:
+        raise ApplicationError("another worker took the message over during the replay") from None

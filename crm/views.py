@@ -1,0 +1,448 @@
+"""The managers' pages of CRM intake: the lead list and call-back queue, one lead with where
+each value came from, the human queue with its one-click "create lead by hand", one inbound
+message whole, and the buttons that turn a lead into a briefing."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib.auth.decorators import login_required, permission_required
+from django.core.paginator import Paginator
+from django.db.models import F, QuerySet
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
+from pydantic import BaseModel, ValidationError
+
+from briefing.errors import ApplicationError
+from config.http import HtmxHttpRequest
+from crm import services
+from crm.models import InboundMessage, Lead
+from dlq.models import DeadLetter
+
+VIEW_LEADS = "crm.view_lead"
+CHANGE_LEADS = "crm.change_lead"
+VIEW_MESSAGES = "crm.view_inboundmessage"
+LIST_TEMPLATE = "crm/leads.html"
+LEAD_TEMPLATE = "crm/lead_detail.html"
+QUEUE_TEMPLATE = "crm/human_queue.html"
+MESSAGE_TEMPLATE = "crm/message_detail.html"
+PAGE_SIZE = 50
+QUEUE_LIMIT = 200
+EXCERPT_CHARS = 300
+# Longer bodies are shown folded: a mail thread with its quotes would bury the page.
+BODY_FOLD_CHARS = 1500
+LEAD_FILTERS = ("intent", "urgency", "call_back", "channel", "status")
+# The card's fields in reading order, with the labels the pages show.
+CARD_FIELDS = [
+    ("client_intent", "intent"),
+    ("client_name", "client name"),
+    ("product_class", "product"),
+    ("budget_rub", "budget, ₽"),
+    ("urgency_days", "within, days"),
+    ("needs_call_back", "call back"),
+    ("phones", "phones"),
+    ("emails", "e-mails"),
+    ("summary", "summary"),
+]
+# A pattern error quotes the regular expression; a manager needs words instead.
+PATTERN_ERRORS = {
+    "phones": "not a phone number (write it with its country code: +7 916 123-45-67)",
+    "emails": "not an e-mail address",
+}
+FORM_TEXT_FIELDS = [name for name, _ in CARD_FIELDS if name != "needs_call_back"]
+_LIST_SEPARATORS = re.compile(r"[,;\n]+")
+_DAYS = re.compile(r"[0-9]{1,5}")
+_DIGIT_SPACES = re.compile(r"[\s\u00a0\u202f_]")
+
+
+# --- reading the lists -----------------------------------------------------------------------
+
+
+def _get_lead_for_user(request: HtmxHttpRequest, pk: int) -> Lead:
+    # The permission decorators keep out whoever may not work the leads; managers see all.
+    return get_object_or_404(Lead.objects.select_related("project", "created_by"), pk=pk)
+
+
+def _get_message_for_user(request: HtmxHttpRequest, pk: int) -> InboundMessage:
+    return get_object_or_404(InboundMessage.objects.select_related("lead"), pk=pk)
+
+
+def _lead_params(request: HtmxHttpRequest) -> dict[str, str]:
+    """The list's filters as given, each kept only when it is one of its known values (an
+    unknown value is ignored rather than showing an empty list that looks like a fact)."""
+    given = {name: request.GET.get(name, "").strip() for name in LEAD_FILTERS}
+    known = {
+        "intent": given["intent"] in Lead.Intent.values,
+        "urgency": bool(_DAYS.fullmatch(given["urgency"])),
+        "call_back": given["call_back"] in ("yes", "no"),
+        "channel": given["channel"] in InboundMessage.Channel.values,
+        "status": given["status"] in Lead.Status.values,
+    }
+    params = {name: value if known[name] else "" for name, value in given.items()}
+    params["queue"] = "call_back" if request.GET.get("queue") == "call_back" else ""
+    return params
+
+
+def _leads_filtered(params: dict[str, str]) -> QuerySet[Lead]:
+    leads = Lead.objects.all()
+    if params["intent"]:
+        leads = leads.filter(client_intent=params["intent"])
+    if params["urgency"]:
+        leads = leads.filter(urgency_days__lte=int(params["urgency"]))
+    if params["call_back"]:
+        leads = leads.filter(needs_call_back=params["call_back"] == "yes")
+    if params["channel"]:
+        leads = leads.filter(channel=params["channel"])
+    if params["status"]:
+        leads = leads.filter(status=params["status"])
+    if params["queue"] == "call_back":
+        # Who to ring first: the most urgent, then the newest; a lead without a term last.
+        return (
+            leads.filter(needs_call_back=True)
+            .exclude(status=Lead.Status.CLOSED)
+            .order_by(F("urgency_days").asc(nulls_last=True), "-last_message_at", "-id")
+        )
+    return leads.order_by("-last_message_at", "-id")
+
+
+def _human_messages() -> QuerySet[InboundMessage]:
+    return InboundMessage.objects.filter(status=InboundMessage.Status.HUMAN)
+
+
+# --- the lead list -----------------------------------------------------------------------------
+
+
+@login_required
+@permission_required(VIEW_LEADS, raise_exception=True)
+@require_GET
+def lead_list(request: HtmxHttpRequest) -> HttpResponse:
+    """The leads, newest message first, filtered by `intent`, `urgency` (within N days),
+    `call_back` (yes/no), `channel` and `status`; `?queue=call_back` is the call-back queue,
+    most urgent first. For htmx only the table is returned."""
+    params = _lead_params(request)
+    page = Paginator(_leads_filtered(params), PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "page": page,
+        "params": params,
+        "page_query": urlencode({k: v for k, v in params.items() if v}),
+        "intents": Lead.Intent.choices,
+        "statuses": Lead.Status.choices,
+        "channels": InboundMessage.Channel.choices,
+        "human_count": _human_messages().count(),
+        "filtered": any(params[name] for name in LEAD_FILTERS),
+    }
+    template = f"{LIST_TEMPLATE}#table" if request.htmx else LIST_TEMPLATE
+    return render(request, template, context)
+
+
+# --- one lead --------------------------------------------------------------------------------
+
+
+class EvidenceEntry(BaseModel):
+    """One entry of Lead.evidence: which message a value was read from, by whom, and the
+    words it was read from when an extractor could point at them."""
+
+    message: int | None = None
+    by: str = ""
+    evidence: str = ""
+
+
+@dataclass
+class Source:
+    """Where one value came from; `item` names the list item ("+79161234567") it is about."""
+
+    entry: EvidenceEntry
+    item: str = ""
+
+
+@dataclass
+class CardRow:
+    name: str
+    label: str
+    value: str
+    sources: list[Source] = field(default_factory=list)
+
+
+def _shown(value: Any) -> str:
+    """A card value as the pages write it (the template escapes it)."""
+    if value is None or value == "" or value == []:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)
+    return str(value)
+
+
+def _card_rows(lead: Lead) -> list[CardRow]:
+    """The card's fields with where each value came from. A list's items have their own
+    entries ("phones:+79161234567"), which stand for the list; an entry that does not read
+    as evidence is left out, not guessed at."""
+    evidence = lead.evidence if isinstance(lead.evidence, dict) else {}
+    rows = []
+    for name, label in CARD_FIELDS:
+        value = lead.get_client_intent_display() if name == "client_intent" else getattr(lead, name)
+        whole, items = [], []
+        for key, raw in evidence.items():
+            field_name, _, item = key.partition(":")
+            if field_name != name:
+                continue
+            try:
+                entry = EvidenceEntry.model_validate(raw)
+            except ValidationError:
+                continue
+            (items if item else whole).append(Source(entry, item=item))
+        rows.append(CardRow(name, label, _shown(value), items or whole))
+    return rows
+
+
+def _extracted_rows(message: InboundMessage) -> list[tuple[str, str]]:
+    """What was read from one message, in the card's order (an empty value is skipped)."""
+    extracted = message.extracted if isinstance(message.extracted, dict) else {}
+    return [
+        (label, _shown(extracted[name]))
+        for name, label in CARD_FIELDS
+        if extracted.get(name) not in (None, "", [], False)
+    ]
+
+
+@dataclass
+class MessageView:
+    message: InboundMessage
+    extracted: list[tuple[str, str]]
+    by: str
+    folded: bool
+    excerpt: str
+
+
+def _message_view(message: InboundMessage) -> MessageView:
+    extracted = message.extracted if isinstance(message.extracted, dict) else {}
+    return MessageView(
+        message=message,
+        extracted=_extracted_rows(message),
+        by=str(extracted.get("by") or ""),
+        folded=len(message.body_text) > BODY_FOLD_CHARS,
+        excerpt=message.body_text[:EXCERPT_CHARS],
+    )
+
+
+def _lead_context(lead: Lead, *, error: str = "") -> dict[str, Any]:
+    messages = list(InboundMessage.objects.filter(lead=lead).order_by("received_at", "id"))
+    return {
+        "lead": lead,
+        "rows": _card_rows(lead),
+        "contacts": lead.contacts.order_by("kind", "value"),
+        "inbounds": [_message_view(m) for m in messages],
+        "error": error,
+    }
+
+
+@login_required
+@permission_required(VIEW_LEADS, raise_exception=True)
+@require_GET
+def lead_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """One lead: its card with where each value came from, its contacts and every message
+    of it, oldest first. For htmx only the briefing part (the start button or its link)."""
+    lead = _get_lead_for_user(request, pk)
+    template = f"{LEAD_TEMPLATE}#briefing" if request.htmx else LEAD_TEMPLATE
+    return render(request, template, _lead_context(lead))
+
+
+@login_required
+@permission_required(CHANGE_LEADS, raise_exception=True)
+@require_POST
+def lead_start_briefing(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Start the lead's briefing (once: a second click gets the same one) and go to it."""
+    lead = _get_lead_for_user(request, pk)
+    try:
+        project = services.lead_start_briefing(lead=lead, user=request.user)
+    except ApplicationError as error:
+        lead.refresh_from_db()
+        template = f"{LEAD_TEMPLATE}#briefing" if request.htmx else LEAD_TEMPLATE
+        return render(request, template, _lead_context(lead, error=error.message), status=400)
+    url = reverse("project_detail", args=[project.pk])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+# --- the "create lead by hand" form ----------------------------------------------------------
+
+
+@dataclass
+class LeadByHandForm:
+    """The card a manager types for a message, as shown (strings) and its errors by field."""
+
+    values: dict[str, Any]
+    errors: dict[str, list[str]] = field(default_factory=dict)
+    error: str = ""
+
+
+def _initial_form(message: InboundMessage) -> LeadByHandForm:
+    """Prefilled with what the machine read (a bare greeting still has its intent and
+    summary), else with the sender's name."""
+    read = message.extracted if isinstance(message.extracted, dict) else {}
+
+    def text(name: str) -> str:
+        value = read.get(name)
+        return "" if value is None else str(value)
+
+    def lines(name: str) -> str:
+        value = read.get(name)
+        return "\n".join(str(v) for v in value) if isinstance(value, list) else ""
+
+    return LeadByHandForm(
+        values={
+            "client_intent": text("client_intent") or Lead.Intent.INFO,
+            "client_name": text("client_name") or message.sender_name,
+            "product_class": text("product_class"),
+            "budget_rub": text("budget_rub"),
+            "urgency_days": text("urgency_days"),
+            "needs_call_back": bool(read.get("needs_call_back")),
+            "phones": lines("phones"),
+            "emails": lines("emails"),
+            "summary": text("summary") or message.subject[:200],
+        }
+    )
+
+
+def _number(text: str) -> int | str | None:
+    """A typed number ("450 000" → 450000); what does not read as one goes to the service
+    as typed, so its error names the field."""
+    compact = _DIGIT_SPACES.sub("", text)
+    if not compact:
+        return None
+    try:
+        return int(compact)
+    except ValueError:
+        return text
+
+
+def _split(text: str) -> list[str]:
+    return [item.strip() for item in _LIST_SEPARATORS.split(text) if item.strip()]
+
+
+def _form_from_post(post) -> tuple[LeadByHandForm, dict[str, Any]]:
+    """The form as typed (to show again) and the card data for the service."""
+    values = {name: post.get(name, "").strip() for name in FORM_TEXT_FIELDS}
+    values["needs_call_back"] = post.get("needs_call_back") in ("on", "true", "1", "yes")
+    data = {
+        "client_intent": values["client_intent"] or None,
+        "client_name": values["client_name"] or None,
+        "product_class": values["product_class"] or None,
+        "budget_rub": _number(values["budget_rub"]),
+        "urgency_days": _number(values["urgency_days"]),
+        "needs_call_back": values["needs_call_back"],
+        "phones": _split(values["phones"]),
+        "emails": _split(values["emails"]),
+        "summary": values["summary"],  # not nullable: an empty summary is ""
+    }
+    return LeadByHandForm(values=values), data
+
+
+def _form_with_error(
+    form: LeadByHandForm, data: dict[str, Any], error: ApplicationError
+) -> LeadByHandForm:
+    """The service's field errors at their fields ("phones.1" under phones, naming the value
+    typed); an error of no field, or a refusal, on top of the form."""
+    names = {name for name, _ in CARD_FIELDS}
+    fields = [item for item in error.extra.get("fields") or [] if isinstance(item, dict)]
+    for item in fields:
+        path = str(item.get("path", ""))
+        message = str(item.get("message", ""))
+        name, _, index = path.partition(".")
+        if name not in names:
+            form.error = f"{form.error} {path}: {message}".strip()
+            continue
+        if message.startswith("String should match pattern") and name in PATTERN_ERRORS:
+            message = PATTERN_ERRORS[name]
+        items = data.get(name)
+        if index.isdigit() and isinstance(items, list) and int(index) < len(items):
+            message = f"{items[int(index)]}: {message}"
+        form.errors.setdefault(name, []).append(message)
+    if not fields:
+        form.error = error.message
+    return form
+
+
+def _queue_item(message: InboundMessage, form: LeadByHandForm | None = None) -> dict[str, Any]:
+    return {
+        "message": message,
+        "excerpt": message.body_text[:EXCERPT_CHARS],
+        "truncated": len(message.body_text) > EXCERPT_CHARS,
+        "form": form or _initial_form(message),
+    }
+
+
+# --- the human queue ------------------------------------------------------------------------
+
+
+@login_required
+@permission_required(VIEW_MESSAGES, raise_exception=True)
+@require_GET
+def human_queue(request: HtmxHttpRequest) -> HttpResponse:
+    """The messages a person must read, oldest first, each with its reason and a prefilled
+    "create lead by hand" form. For htmx only the list."""
+    waiting = _human_messages()
+    messages = list(waiting.order_by("received_at", "id")[:QUEUE_LIMIT])
+    context = {
+        "items": [_queue_item(m) for m in messages],
+        "total": waiting.count(),
+        "intents": Lead.Intent.choices,
+    }
+    template = f"{QUEUE_TEMPLATE}#queue" if request.htmx else QUEUE_TEMPLATE
+    return render(request, template, context)
+
+
+# --- one message ---------------------------------------------------------------------------
+
+
+def _message_context(message: InboundMessage, form: LeadByHandForm | None = None) -> dict[str, Any]:
+    return {
+        "inbound": _message_view(message),
+        "message": message,
+        "item": _queue_item(message, form),
+        "intents": Lead.Intent.choices,
+        "dead_letters": DeadLetter.objects.filter(
+            source_kind=services.SOURCE_KIND, source_id=str(message.pk)
+        ).order_by("-created_at"),
+    }
+
+
+@login_required
+@permission_required(VIEW_MESSAGES, raise_exception=True)
+@require_GET
+def message_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """One inbound message whole: what arrived, what was read from it, what became of it,
+    its dead letters, and the "create lead by hand" form while it waits for a person."""
+    message = _get_message_for_user(request, pk)
+    template = f"{MESSAGE_TEMPLATE}#outcome" if request.htmx else MESSAGE_TEMPLATE
+    return render(request, template, _message_context(message))
+
+
+@login_required
+@permission_required(CHANGE_LEADS, raise_exception=True)
+@require_POST
+def message_create_lead(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Read a human-queue message into a lead by hand. Valid: to the lead (htmx: the queue
+    item becomes a "Lead #N created" line). Invalid or refused: the form again with the
+    errors at their fields, status 400."""
+    message = _get_message_for_user(request, pk)
+    form, data = _form_from_post(request.POST)
+    try:
+        lead = services.lead_create_by_hand(message=message, user=request.user, data=data)
+    except ApplicationError as error:
+        form = _form_with_error(form, data, error)
+        message.refresh_from_db()
+        if request.htmx:
+            context = {"item": _queue_item(message, form), "intents": Lead.Intent.choices}
+            return render(request, f"{QUEUE_TEMPLATE}#lead-form", context, status=400)
+        return render(request, MESSAGE_TEMPLATE, _message_context(message, form), status=400)
+    if not request.htmx:
+        return redirect("crm:lead_detail", pk=lead.pk)
+    response = render(request, f"{QUEUE_TEMPLATE}#lead-created", {"message": message, "lead": lead})
+    return reswap(retarget(response, f"#human-message-{message.pk}"), "outerHTML")
