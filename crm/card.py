@@ -16,7 +16,7 @@ from pydantic import Field, field_validator
 
 from llmkit.extract import find_deadlines, find_emails, find_money, find_phones, normalise_phone
 from llmkit.fields import EmailAddress, PhoneE164, StructuredModel
-from llmkit.language import reply_language_block
+from llmkit.language import language_name
 from llmkit.parse import FieldError
 from llmkit.prompt import Prompt, PromptBlock, build_prompt, stable_json
 from llmkit.providers.rules import RulesTurn
@@ -104,9 +104,16 @@ def lead_prompt(*, subject: str, text: str, sender: str, language: str) -> Promp
             PromptBlock("core", CORE_RULES, cacheable=True),
             PromptBlock("schema", _schema_block(), cacheable=True),
             PromptBlock("message", f"Message: {json.dumps(message, ensure_ascii=False)}", False),
-            PromptBlock("language", reply_language_block(language), cacheable=False),
+            PromptBlock("language", _summary_language(language), cacheable=False),
         ]
     )
+
+
+def _summary_language(code: str) -> str:
+    """The last block: nobody is replied to, but the summary is read by the sales team in
+    the message's language."""
+    name = language_name(code)
+    return f"Write the summary in {name}. Keep JSON keys and enum values exactly as specified."
 
 
 # --- instructions inside a message ------------------------------------------------------------
@@ -157,13 +164,15 @@ _INTENT_WORDS: list[tuple[str, re.Pattern[str]]] = [
         "purchase",
         re.compile(
             r"купи|покупк|приобре|заказ|цен[аыу]|стоимост|в наличи|кредит|лизинг|trade.?in"
+            r"|\bищ[уеё]м?\b|интересу|рассматрива|подбер"
             r"|придба|ціна|вартіст|buy|purchase|price|quote|order|in stock|financ|lease",
             re.IGNORECASE,
         ),
     ),
 ]
 _CALL_BACK = re.compile(
-    r"перезвон|позвоните|свяжитесь .{0,20}по телефону|наберите|передзвон|зателефонуйте"
+    r"перезвон|позвоните|\bзвоните|свяжитесь .{0,20}по телефону|наберите|передзвон"
+    r"|зателефонуйте|дзвоніть"
     r"|call (me )?back|give me a call|please call|phone me",
     re.IGNORECASE,
 )
@@ -199,8 +208,11 @@ def lead_read(text: str, *, today: datetime.date, language: str) -> dict[str, An
     if urgency is None and _URGENT.search(request):
         urgency = 1
     name = _NAME.search(text)
-    first_line = next((s.strip() for s in _SENTENCE_END.split(request) if len(s.strip()) > 20), "")
-    first_line = first_line or request.strip()
+    # The summary: the first sentence that says what is wanted, else the first real one.
+    sentences = [s.strip() for s in _SENTENCE_END.split(request) if s.strip()]
+    wanted = [words for _, words in _INTENT_WORDS] + list(PRODUCT_CLASSES.values())
+    first_line = next((s for s in sentences if any(w.search(s) for w in wanted)), "")
+    first_line = first_line or next((s for s in sentences if len(s) > 20), request.strip())
     return {
         "client_intent": intent,
         "client_name": name.group(1) if name else None,

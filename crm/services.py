@@ -173,7 +173,8 @@ def _lead_call(message: InboundMessage) -> LeadCall:
         text=visible,
         full_text=text,
         language=language if language in LANGUAGES else "en",
-        today=timezone.localdate(),
+        # Terms ("by the end of the month") count from the day the message arrived.
+        today=timezone.localdate(message.received_at),
     )
 
 
@@ -323,7 +324,8 @@ def _lead_upsert(
             setattr(lead, name, value)
     lead.client_name = lead.client_name or message.sender_name
     lead.needs_call_back = lead.needs_call_back or card.needs_call_back
-    lead.summary = card.summary or lead.summary or message.subject[:200]
+    if not lead.summary or card.client_intent != Lead.Intent.INFO:  # as the intent above
+        lead.summary = card.summary or lead.summary or message.subject[:200]
     lead.phones = list(dict.fromkeys([*lead.phones, *card.phones]))
     emails = [value for kind, value in contacts if kind == LeadContact.Kind.EMAIL]
     lead.emails = list(dict.fromkeys([*lead.emails, *emails]))
@@ -360,7 +362,7 @@ def _evidence(message: InboundMessage, card: LeadCard, *, by: str) -> dict[str, 
             (m.text for m in find_money(text) if m.value == card.budget_rub), ""
         )
     if card.urgency_days is not None:
-        found = find_deadlines(text, today=timezone.localdate())
+        found = find_deadlines(text, today=timezone.localdate(message.received_at))
         spans["urgency_days"] = found[0].text if found else ""
     whole = [
         name

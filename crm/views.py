@@ -239,6 +239,7 @@ def _lead_context(lead: Lead, *, error: str = "") -> dict[str, Any]:
         "rows": _card_rows(lead),
         "contacts": lead.contacts.order_by("kind", "value"),
         "inbounds": [_message_view(m) for m in messages],
+        "first_message_at": messages[0].received_at if messages else lead.created_at,
         "error": error,
     }
 
@@ -304,7 +305,7 @@ def _initial_form(message: InboundMessage) -> LeadByHandForm:
             "urgency_days": text("urgency_days"),
             "needs_call_back": bool(read.get("needs_call_back")),
             "phones": lines("phones"),
-            "emails": lines("emails"),
+            "emails": lines("emails") or message.sender,
             "summary": text("summary") or message.subject[:200],
         }
     )

@@ -307,3 +307,17 @@ def test_a_hand_made_card_reads_phones_as_typed_and_extends_a_known_client(recei
     assert lead.pk == machine_made.pk
     assert lead.created_by is None
     assert set(lead.emails) == {"other@example.ru"}
+
+
+def test_a_term_counts_from_the_day_the_message_arrived(receive):
+    arrived = timezone.now() - datetime.timedelta(days=3)
+    message = receive("Хочу купить седан через 10 дней, +7 916 123-45-67", received_at=arrived)
+    assert message.lead.urgency_days == 10
+
+
+def test_a_later_greeting_keeps_the_leads_summary(receive):
+    first = receive(PURCHASE)
+    receive("Это снова Иван, +7 916 123-45-67")
+    first.lead.refresh_from_db()
+    assert first.lead.summary.startswith("Хочу купить кроссовер")
+    assert first.lead.client_intent == "purchase"
