@@ -46,15 +46,6 @@ SCREENSHOTS = ROOT / "docs" / "screenshots"
 MANAGER = ("demo", "demo")
 VIEWPORT = {"width": 1280, "height": 900}
 # As tests/e2e/conftest.py launches Debian's Chromium.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SERVER_START_S = 30.0
 # True once every canvas of the page holds a Chart.js chart that has finished animating.
 CHARTS_DRAWN = """() => {
@@ -491,6 +482,8 @@ def screenshots_take(url: str, ids: dict[str, int]) -> list[Path]:
     ]
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     saved = []
+    from tests.e2e.conftest import CHROMIUM_ARGS  # the browser tests' flags
+
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         page = browser.new_context(viewport=VIEWPORT).new_page()

@@ -13,15 +13,12 @@ from django.utils import timezone
 from briefing.errors import ApplicationError
 from crm.models import InboundMessage, Lead, LeadContact
 from crm.services import (
-    Inbound,
     inbound_process,
-    inbound_store,
     lead_create_by_hand,
     lead_start_briefing,
 )
 from dlq.models import DeadLetter
 from dlq.services import dead_letter_fix_apply, dead_letter_replay_request
-from tests.conftest import user_in_group
 
 pytestmark = pytest.mark.django_db
 
@@ -30,26 +27,6 @@ PURCHASE = (
     "Здравствуйте! Хочу купить кроссовер, бюджет 3 млн рублей, нужен в течение двух недель. "
     "Перезвоните, пожалуйста: +7 916 123-45-67. Меня зовут Иван"
 )
-
-
-@pytest.fixture
-def receive(django_capture_on_commit_callbacks):
-    """Store a message and let its reading run (eager Celery), as a channel would."""
-
-    def send(text: str, **fields) -> InboundMessage:
-        fields.setdefault("channel", InboundMessage.Channel.FORM)
-        fields.setdefault("received_at", timezone.now())
-        with django_capture_on_commit_callbacks(execute=True):
-            message, _ = inbound_store(Inbound(body_text=text, **fields))
-        message.refresh_from_db()
-        return message
-
-    return send
-
-
-@pytest.fixture
-def manager(db):
-    return user_in_group("boss", "Managers")
 
 
 def test_a_request_becomes_a_lead_card_with_evidence(receive):

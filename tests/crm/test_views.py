@@ -13,7 +13,6 @@ from django.utils import timezone
 
 from briefing.models import Project
 from crm.models import InboundMessage, Lead
-from crm.services import Inbound, inbound_store
 from dlq.models import DeadLetter
 from tests.conftest import user_in_group
 
@@ -33,29 +32,9 @@ GREETING = "Добрый день!"
 
 
 @pytest.fixture
-def manager(db):
-    return user_in_group("boss", "Managers")
-
-
-@pytest.fixture
 def manager_client(client, manager):
     client.force_login(manager)
     return client
-
-
-@pytest.fixture
-def receive(django_capture_on_commit_callbacks):
-    """Store a message and let its reading run (eager Celery), as a channel would."""
-
-    def send(text: str, **fields) -> InboundMessage:
-        fields.setdefault("channel", InboundMessage.Channel.FORM)
-        fields.setdefault("received_at", timezone.now())
-        with django_capture_on_commit_callbacks(execute=True):
-            message, _ = inbound_store(Inbound(body_text=text, **fields))
-        message.refresh_from_db()
-        return message
-
-    return send
 
 
 def hours_ago(hours: float) -> datetime.datetime:
