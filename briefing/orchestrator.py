@@ -27,6 +27,7 @@ from briefing.texts import text as code_text
 from llmkit.guard import guard_check, guard_reply
 from llmkit.language import detect_language
 from llmkit.structured import StructuredResult
+from webhooks.events import brief_completed_emit
 
 Kind = BriefingEvent.Kind
 # The languages a brief is written in; a conversation in another one gets an English brief.
@@ -493,6 +494,7 @@ def _finish(project: Project, stages: list[StageRun]) -> None:
 def _complete(work: _TurnWork, *, call: Any = None) -> None:
     _finish(work.project, work.stages)
     work.event(Kind.BRIEF_COMPLETED)
+    work.also_write.append(lambda: brief_completed_emit(work.project))
     work.replies.append(_Reply(code_text("completed", work.project.language), "", call))
 
 
@@ -516,6 +518,7 @@ def project_complete_if_done(project: Project) -> bool:
     _finish(project, stages)
     project.save()
     BriefingEvent.objects.create(project=project, kind=Kind.BRIEF_COMPLETED)
+    brief_completed_emit(project)
     return True
 
 

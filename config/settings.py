@@ -39,9 +39,13 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "api",
     "briefing",
     "crm",
     "dlq",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -130,6 +134,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "crm.tasks.imap_poll",
         "schedule": env_float("CRM_IMAP_POLL_S", 60.0),
     },
+    "webhooks-sweep": {"task": "webhooks.tasks.webhooks_sweep", "schedule": 60.0},
     # Monday morning, for the week that ended the day before.
     "dlq-weekly-digest": {
         "task": "dlq.tasks.weekly_digest",
@@ -156,6 +161,56 @@ BRIEFING_MAX_TOKENS = env_int("BRIEFING_MAX_TOKENS", 400)
 # A turn claimed by a worker that died is taken over by another after this many seconds.
 BRIEFING_TURN_LEASE_S = env_int("BRIEFING_TURN_LEASE_S", 330)
 
+# --- Cache ------------------------------------------------------------------------------
+# In-process by default; CACHE_URL (redis://127.0.0.1:6379/1) shares it between processes,
+# which the API's rate limits need when more than one web process serves it.
+_cache_url = env_str("CACHE_URL", "")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+    if _cache_url
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
+
+# --- REST API --------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.auth.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["api.auth.HasScope"],
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.PerCallerThrottle"],
+    # Requests per token (or user, or address). Counted in Django's cache: set a shared
+    # cache (CACHE_URL) when several web processes serve the API.
+    "DEFAULT_THROTTLE_RATES": {"api": env_str("API_RATE_LIMIT", "600/min")},
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.Pages",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # JSON bodies only: a form cannot say whether "true" is text or a boolean.
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Briefing platform API",
+    "DESCRIPTION": "Briefings, finished briefs, leads and dead letters. Authenticate with "
+    '`Authorization: Bearer <token>`; errors are {"error": {"code", "message", '
+    '"fields"}}.',
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # The docs page's assets come from the installed sidecar package: no CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "api.schema.add_error_responses",
+    ],
+}
+
 # --- CRM intake -----------------------------------------------------------------------
 # The IMAP mailbox is read by CRM_IMAP_HOST, _PORT, _USER, _PASSWORD, _FOLDER, _SSL (see
 # .env.example); none set means no mailbox is polled.
@@ -169,6 +224,15 @@ CRM_FORM_TOKEN = env_str("CRM_FORM_TOKEN", "")
 CRM_MESSENGER_SECRET = env_str("CRM_MESSENGER_SECRET", "")
 # A message claimed by a worker that died is taken over by another after this many seconds.
 CRM_MESSAGE_LEASE_S = env_int("CRM_MESSAGE_LEASE_S", 330)
+
+# --- Webhooks -------------------------------------------------------------------------
+# Seconds a receiver has to answer one delivery attempt.
+WEBHOOK_TIMEOUT_S = env_float("WEBHOOK_TIMEOUT_S", 10.0)
+# Attempts before a delivery is given up as failed (it can still be sent again by hand).
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8)
+# The wait after the n-th failure: BASE * 2**(n-1) seconds (plus jitter), at most MAX.
+WEBHOOK_BACKOFF_BASE_S = env_int("WEBHOOK_BACKOFF_BASE_S", 30)
+WEBHOOK_BACKOFF_MAX_S = env_int("WEBHOOK_BACKOFF_MAX_S", 3600)
 
 LOGGING = {
     "version": 1,

@@ -10,5 +10,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("dlq/", include("dlq.urls")),
     path("crm/", include("crm.urls")),
+    path("api/v1/", include("api.urls")),
     path("", include("briefing.urls")),
 ]
+
+# An unknown path under /api/ answers in the API's error shape.
+handler404 = "api.views.not_found"

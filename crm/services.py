@@ -33,6 +33,7 @@ from llmkit.extract import find_deadlines, find_emails, find_money, find_phones,
 from llmkit.language import detect_language
 from llmkit.parse import parse
 from llmkit.structured import StructuredResult
+from webhooks.events import lead_created_emit
 
 SOURCE_KIND = "inbound_message"
 LANGUAGES = ("ru", "uk", "en")
@@ -315,6 +316,7 @@ def _lead_upsert(
         if known
         else Lead(channel=message.channel, last_message_at=message.received_at)
     )
+    created = lead.pk is None
     if not lead.pk or card.client_intent != Lead.Intent.INFO:  # a later "thanks" keeps it
         lead.client_intent = card.client_intent
     lead.language = _lead_call(message).language
@@ -339,6 +341,8 @@ def _lead_upsert(
         for kind, value in contacts
         if (kind, value) not in mine | taken
     )
+    if created:  # in this transaction: a lost race (IntegrityError) rolls it back too
+        lead_created_emit(lead)
     return lead
 
 

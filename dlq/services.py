@@ -26,6 +26,7 @@ from llmkit.parse import ParseOutcome, SemanticValidator, Target
 from llmkit.providers.rules import RulesTurn
 from llmkit.structured import StructuredResult, run_structured
 from llmkit.types import Message, Provider
+from webhooks.events import dead_letter_created_emit
 
 
 @functools.cache
@@ -105,6 +106,7 @@ def structured_call_record(
         )
         dead_letter.full_clean(validate_constraints=False)
         dead_letter.save()
+        dead_letter_created_emit(dead_letter)
     return call
 
 

@@ -14,3 +14,6 @@ SECURE_HSTS_SECONDS = 0
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Unit tests run tasks in-process; tests/test_celery_worker.py runs real workers.
 CELERY_TASK_ALWAYS_EAGER = True
+# The API's rate limit is tested on its own (tests/api); elsewhere, fuzzing included, it
+# must not get in the way.
+REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"api": "100000/min"}}  # noqa: F405

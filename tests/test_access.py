@@ -6,8 +6,11 @@ from __future__ import annotations
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
-# Reachable without an account: the login page and the client's link-protected chat.
-ANONYMOUS_ALLOWED = {"login", "client_chat", "client_messages"}
+# Reachable without an account: the login page, the client's link-protected chat, and the
+# API's published description (its OpenAPI schema, docs page and the Brief JSON Schema).
+ANONYMOUS_ALLOWED = {
+    "login", "client_chat", "client_messages", "schema", "docs", "brief_schema",
+}  # fmt: skip
 
 
 def _patterns(resolver=None, prefix=""):
@@ -46,7 +49,8 @@ def test_the_walk_finds_the_pages():
 def test_anonymous_requests_are_refused(client, route, entry, method):
     path = _example_path(route)
     response = getattr(client, method)(path)
-    assert response.status_code in {301, 302, 403, 404, 405}, (path, response.status_code)
+    # 401: the API's refusal of a request without a token.
+    assert response.status_code in {301, 302, 401, 403, 404, 405}, (path, response.status_code)
     if response.status_code in {301, 302}:
         location = response.headers["Location"]
         # Admin's own login, ours, or the admin's trailing-slash redirect to a refused page.

@@ -1,0 +1,24 @@
+"""URLs of the REST API, versioned under /api/v1/."""
+
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from api import views
+
+app_name = "api"
+urlpatterns = [
+    path("briefings/", views.BriefingList.as_view(), name="briefings"),
+    path("briefings/<int:pk>/", views.BriefingDetail.as_view(), name="briefing"),
+    path("briefings/<int:pk>/messages/", views.BriefingMessages.as_view(), name="messages"),
+    path("briefings/<int:pk>/stages/", views.BriefingStages.as_view(), name="stages"),
+    path("briefings/<int:pk>/events/", views.BriefingEvents.as_view(), name="events"),
+    path("briefs/", views.BriefList.as_view(), name="briefs"),
+    path("briefs/<int:pk>/", views.BriefDetail.as_view(), name="brief"),
+    path("schemas/brief.json", views.BriefSchema.as_view(), name="brief_schema"),
+    path("leads/", views.LeadList.as_view(), name="leads"),
+    path("leads/<int:pk>/", views.LeadDetail.as_view(), name="lead"),
+    path("dead-letters/", views.DeadLetterList.as_view(), name="dead_letters"),
+    path("dead-letters/<int:pk>/", views.DeadLetterDetail.as_view(), name="dead_letter"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+]

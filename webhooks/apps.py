@@ -1,0 +1,9 @@
+"""Signed webhooks: subscriptions to domain events and the log of their deliveries."""
+
+from django.apps import AppConfig
+
+
+class WebhooksConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "webhooks"
+    verbose_name = "Webhooks"
