@@ -5,6 +5,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from api import views
 
+LIST, DETAIL = {"get": "list"}, {"get": "retrieve"}
+
 app_name = "api"
 urlpatterns = [
     path("briefings/", views.BriefingList.as_view(), name="briefings"),
@@ -15,10 +17,10 @@ urlpatterns = [
     path("briefs/", views.BriefList.as_view(), name="briefs"),
     path("briefs/<int:pk>/", views.BriefDetail.as_view(), name="brief"),
     path("schemas/brief.json", views.BriefSchema.as_view(), name="brief_schema"),
-    path("leads/", views.LeadList.as_view(), name="leads"),
-    path("leads/<int:pk>/", views.LeadDetail.as_view(), name="lead"),
-    path("dead-letters/", views.DeadLetterList.as_view(), name="dead_letters"),
-    path("dead-letters/<int:pk>/", views.DeadLetterDetail.as_view(), name="dead_letter"),
+    path("leads/", views.LeadViewSet.as_view(LIST), name="leads"),
+    path("leads/<int:pk>/", views.LeadViewSet.as_view(DETAIL), name="lead"),
+    path("dead-letters/", views.DeadLetterViewSet.as_view(LIST), name="dead_letters"),
+    path("dead-letters/<int:pk>/", views.DeadLetterViewSet.as_view(DETAIL), name="dead_letter"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
 ]

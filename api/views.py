@@ -1,7 +1,8 @@
 """REST API v1: briefings an integration runs, finished briefs, leads and dead letters.
 
-Every view says which scope it needs for reading and for writing (`scopes`); a token sees
-the briefings it created, a logged-in person what the back office would show them."""
+Every view says which scope it needs for reading and for writing (`scopes`, checked by the
+default permission class, api.auth.HasScope); a token sees the briefings it created, a
+logged-in person what the back office would show them."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, serializers, status
+from rest_framework import generics, serializers, status, viewsets
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -19,7 +20,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api import serializers as s
-from api.auth import HasScope
 from api.models import ApiToken, TokenProject
 from briefing.access import projects_for_user
 from briefing.brief import Brief, brief_json_schema
@@ -40,7 +40,6 @@ def projects_for(request: Request) -> QuerySet[Project]:
 
 class BriefingView:
     scopes = {"read": "briefings:read", "write": "briefings:write"}
-    permission_classes = [HasScope]
 
     def project(self) -> Project:
         return get_object_or_404(projects_for(self.request), pk=self.kwargs["pk"])
@@ -151,7 +150,6 @@ def _int_param(
 
 class BriefScope:
     scopes = {"read": "briefs:read"}
-    permission_classes = [HasScope]
 
     def completed(self) -> QuerySet[Project]:
         projects = (
@@ -216,32 +214,20 @@ class BriefSchema(APIView):
         return Response(brief_json_schema())
 
 
-class LeadList(generics.ListAPIView):
+class LeadViewSet(viewsets.ReadOnlyModelViewSet):
+    """Leads, newest message first (read-only)."""
+
     scopes = {"read": "leads:read"}
-    permission_classes = [HasScope]
     serializer_class = s.LeadSerializer
     queryset = Lead.objects.order_by("-last_message_at", "-id")
 
 
-class LeadDetail(generics.RetrieveAPIView):
-    scopes = {"read": "leads:read"}
-    permission_classes = [HasScope]
-    serializer_class = s.LeadSerializer
-    queryset = Lead.objects.all()
+class DeadLetterViewSet(viewsets.ReadOnlyModelViewSet):
+    """Dead letters, newest first (read-only)."""
 
-
-class DeadLetterList(generics.ListAPIView):
     scopes = {"read": "dlq:read"}
-    permission_classes = [HasScope]
     serializer_class = s.DeadLetterSerializer
     queryset = DeadLetter.objects.order_by("-created_at", "-id")
-
-
-class DeadLetterDetail(generics.RetrieveAPIView):
-    scopes = {"read": "dlq:read"}
-    permission_classes = [HasScope]
-    serializer_class = s.DeadLetterSerializer
-    queryset = DeadLetter.objects.all()
 
 
 def not_found(request, exception=None):
