@@ -20,6 +20,21 @@ from dlq.models import DeadLetter
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", get_wsgi_application())
 
 
+@pytest.fixture(autouse=True)
+def keep_the_test_connection():
+    """The WSGI handler closes the database connection when a request ends; in a test that
+    is the connection holding the test's transaction (Django's test client disconnects
+    the same signal handlers)."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
 @pytest.fixture
 def token(db, django_capture_on_commit_callbacks) -> str:
     """A token with every scope, and an object of each kind for it to find."""
