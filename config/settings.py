@@ -135,6 +135,10 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env_float("CRM_IMAP_POLL_S", 60.0),
     },
     "webhooks-sweep": {"task": "webhooks.tasks.webhooks_sweep", "schedule": 60.0},
+    "dlq-call-details-prune": {
+        "task": "dlq.tasks.call_details_prune",
+        "schedule": crontab(hour=3, minute=30),
+    },
     # Monday morning, for the week that ended the day before.
     "dlq-weekly-digest": {
         "task": "dlq.tasks.weekly_digest",
@@ -152,6 +156,9 @@ LLM_RULES_RESPONDERS = ["briefing.agents.stage_rules_responder", "crm.card.lead_
 
 # Schemas retried in more than this share of a week's calls are called out in the digest.
 DLQ_RETRY_SHARE_ALERT = env_float("DLQ_RETRY_SHARE_ALERT", 0.2)
+# The prompts and raw answers of successful calls are cleared after this many days (the
+# figures stay; a dead letter keeps its own copy for as long as it exists). 0 keeps them.
+DLQ_CALL_DETAIL_RETENTION_DAYS = env_int("DLQ_CALL_DETAIL_RETENTION_DAYS", 30)
 
 # --- Briefing engine ----------------------------------------------------------------
 # How many turns of the current stage an agent sees (never the whole history).

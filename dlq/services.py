@@ -149,6 +149,27 @@ def structured_run(
     return result, call
 
 
+def call_details_prune(*, older_than_days: int, batch: int = 1000) -> int:
+    """Clear the prompts and raw answers of successful calls made more than
+    `older_than_days` ago: they hold client text, and the parse-quality figures need none
+    of it. Dead-lettered calls keep theirs (their letter is still to be reviewed). Returns
+    how many calls were cleared; 0 days keeps everything."""
+    if older_than_days <= 0:
+        return 0
+    cutoff = timezone.now() - timedelta(days=older_than_days)
+    stale = (
+        StructuredCall.objects.filter(created_at__lt=cutoff)
+        .exclude(outcome=StructuredCall.Outcome.FAILED)
+        .exclude(prompt_messages=[], raw_responses=[])
+    )
+    cleared = 0
+    while ids := list(stale.values_list("pk", flat=True)[:batch]):
+        cleared += StructuredCall.objects.filter(pk__in=ids).update(
+            prompt_messages=[], raw_responses=[]
+        )
+    return cleared
+
+
 class LlmCheckAnswer(StructuredModel):
     """The tiny schema of the provider health check."""
 

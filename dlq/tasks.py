@@ -3,9 +3,11 @@
 from datetime import timedelta
 
 from celery import shared_task
+from django.conf import settings
 from django.utils import timezone
 
 from dlq.digest import weekly_digest_send
+from dlq.services import call_details_prune as call_details_prune_service
 from dlq.services import dead_letter_replay_run, llm_check_run
 
 
@@ -25,3 +27,9 @@ def weekly_digest() -> int:
 def dead_letter_replay(dead_letter_id: int, user_id: int | None) -> str:
     """Replay one dead letter (queued by the review page); returns the letter's new status."""
     return dead_letter_replay_run(dead_letter_id=dead_letter_id, user_id=user_id).status
+
+
+@shared_task
+def call_details_prune() -> int:
+    """Nightly: clear old successful calls' prompts and answers (DLQ_CALL_DETAIL_RETENTION_DAYS)."""
+    return call_details_prune_service(older_than_days=settings.DLQ_CALL_DETAIL_RETENTION_DAYS)

@@ -74,3 +74,33 @@ def test_postgres_enforces_at_most_one_retry(postgres):
 
     with pytest.raises(IntegrityError):
         StructuredCall.objects.create(schema_name="x", outcome="failed", attempts=3)
+
+
+def test_old_successful_calls_lose_their_prompts_and_answers_but_keep_their_figures():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from dlq.models import StructuredCall
+    from dlq.services import call_details_prune
+
+    def call(outcome, days_ago):
+        made = StructuredCall.objects.create(
+            schema_name="LeadCard", provider="rules", outcome=outcome, latency_ms=12,
+            prompt_messages=[[{"role": "user", "content": "client text"}]],
+            raw_responses=['{"a": 1}'],
+        )  # fmt: skip
+        StructuredCall.objects.filter(pk=made.pk).update(
+            created_at=timezone.now() - timedelta(days=days_ago)
+        )
+        return made.pk
+
+    old_ok, old_failed, recent_ok = call("fast", 40), call("failed", 40), call("fast", 5)
+    assert call_details_prune(older_than_days=30) == 1
+    assert call_details_prune(older_than_days=30) == 0  # nothing left to clear
+    assert call_details_prune(older_than_days=0) == 0  # 0 keeps everything
+    details = dict(StructuredCall.objects.values_list("pk", "prompt_messages").order_by("pk"))
+    assert details[old_ok] == []
+    assert details[old_failed] != []
+    assert details[recent_ok] != []
+    assert StructuredCall.objects.get(pk=old_ok).latency_ms == 12
