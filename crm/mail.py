@@ -64,6 +64,9 @@ class ParsedMail:
     sent_at: datetime | None
     content_hash: str
     charset_notes: tuple[str, ...]
+    # Where replies go when that is not the sender: a site's form relay sends from its own
+    # no-reply address with the client in Reply-To.
+    reply_to_email: str = ""
 
 
 # --- charsets ------------------------------------------------------------------------------
@@ -551,19 +554,23 @@ def _message_id(value: str | None, notes: list[str]) -> str:
 
 def _sender(headers: dict[str, str], notes: list[str]) -> tuple[str, str]:
     """(display name, lower-cased address) from From, else Sender."""
-    value = headers.get("from") or headers.get("sender")
+    return _address(headers.get("from") or headers.get("sender"), notes, "From")
+
+
+def _address(value: str | None, notes: list[str], label: str) -> tuple[str, str]:
+    """(display name, lower-cased address) of one address header."""
     if not value:
         return "", ""
     value = re.sub(r"\r?\n(?=[ \t])", "", value)
     if _SURROGATES.search(value):
         value, note = _decode_text(value.encode("utf-8", "surrogateescape"), None)
         if note:
-            notes.append(f"From: {note}")
+            notes.append(f"{label}: {note}")
     name, address = _safe(lambda: email.utils.parseaddr(value), ("", ""))
     if "@" not in address:
         found = re.search(r"[^\s<>()\"',;:@]+@[^\s<>()\"',;:@]+", value[:4096])
         address = found.group() if found else ""
-    name = _single_line(_header_text(name, notes, "From")).strip("\"' ")
+    name = _single_line(_header_text(name, notes, label)).strip("\"' ")
     return name, _single_line(address).strip("<>").lower()
 
 
@@ -636,6 +643,7 @@ def _parse(raw: bytes) -> ParsedMail:
     headers = _first_headers(message)
     message_id = _message_id(headers.get("message-id"), notes)
     sender_name, sender_email = _sender(headers, notes)
+    _, reply_to_email = _address(headers.get("reply-to"), notes, "Reply-To")
     subject = _single_line(_header_text(headers.get("subject", ""), notes, "Subject"))
     sent_at = _sent_at(headers.get("date"), notes)
 
@@ -685,6 +693,7 @@ def _parse(raw: bytes) -> ParsedMail:
             raw=raw,
         ),
         charset_notes=tuple(dict.fromkeys(_single_line(note) for note in notes)),
+        reply_to_email=reply_to_email if reply_to_email != sender_email else "",
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,7 +83,8 @@ def inbound_from_mail(
         channel=InboundMessage.Channel.EMAIL,
         source=source,
         external_id=mail.message_id[:255],
-        sender=mail.sender_email[:254],
+        # The client is who replies go to: a form relay sends from its own address.
+        sender=(mail.reply_to_email or mail.sender_email)[:254],
         sender_name=mail.sender_name[:200],
         subject=mail.subject[:500],
         body_text=mail.body_text,
@@ -90,6 +92,7 @@ def inbound_from_mail(
         attachments=list(mail.attachments),
         received_at=received_at or mail.sent_at or timezone.now(),
         charset_notes=list(mail.charset_notes),
+        extra={"from": mail.sender_email} if mail.reply_to_email else {},
         raw=raw,
         content_hash=mail.content_hash,
     )
@@ -276,9 +279,22 @@ def card_apply(
     return lead
 
 
+# Addresses of machines, not clients: a lead keyed on one would collect every message that
+# passed through the same relay.
+_MACHINE_ADDRESS = re.compile(
+    r"^(no-?reply|do-?not-?reply|mailer-daemon|postmaster|bounces?|notifications?)[+.@-]",
+    re.IGNORECASE,
+)
+
+
+def _client_address(address: str) -> str | None:
+    email = normalise_email(address) if address else None
+    return email if email and not _MACHINE_ADDRESS.match(email) else None
+
+
 def _contacts(message: InboundMessage, card: LeadCard) -> list[tuple[str, str]]:
-    emails = list(card.emails)
-    sender = normalise_email(message.sender) if message.sender else None
+    emails = [e for e in card.emails if _client_address(e)]
+    sender = _client_address(message.sender)
     if sender and sender not in emails:
         emails.append(sender)
     return [(LeadContact.Kind.PHONE, p) for p in dict.fromkeys(card.phones)] + [
@@ -358,7 +374,7 @@ def _evidence(message: InboundMessage, card: LeadCard, *, by: str) -> dict[str, 
         spans[f"phones:{phone}"] = phones.get(phone, "")
     for email in card.emails:
         spans[f"emails:{email}"] = emails.get(email, "")
-    sender = normalise_email(message.sender) if message.sender else None
+    sender = _client_address(message.sender)
     if sender and sender not in card.emails:
         spans[f"emails:{sender}"] = f"sender: {message.sender}"
     if card.budget_rub is not None:

@@ -650,3 +650,15 @@ def test_mail_parse_never_raises_on_arbitrary_bytes(raw):
 @given(st.lists(st.one_of(st.sampled_from(MIME_PIECES), st.binary(max_size=40)), max_size=40))
 def test_mail_parse_never_raises_on_broken_mime(pieces):
     assert_well_formed(mail_parse(b"".join(pieces)))
+
+
+def test_reply_to_is_read_when_it_is_not_the_sender():
+    relayed = EmailMessage()
+    relayed["From"] = "Site <noreply@dealer.example>"
+    relayed["Reply-To"] = "=?utf-8?b?0JDQvdC90LA=?= <Anna@Example.ru>"
+    relayed.set_content("Хочу купить седан")
+    assert mail_parse(bytes(relayed)).reply_to_email == "anna@example.ru"
+    same = EmailMessage()
+    same["From"] = same["Reply-To"] = "anna@example.ru"
+    same.set_content("text")
+    assert mail_parse(bytes(same)).reply_to_email == ""

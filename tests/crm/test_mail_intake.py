@@ -145,3 +145,34 @@ def test_the_import_command_reads_eml_folders_and_mboxes_once(
     assert "0 stored, 2 already there" in again.getvalue()
     with pytest.raises(CommandError, match="no such"):
         call_command("crm_import", str(tmp_path / "missing.eml"), "--no-progress")
+
+
+def relayed(number: int, client: str, body: str) -> bytes:
+    """A site's form mailed on by its relay: from the site's no-reply address, the client
+    in Reply-To."""
+    message = EmailMessage()
+    message["From"] = "Сайт дилера <noreply@dealer.example>"
+    message["Reply-To"] = f"Клиент <{client}>"
+    message["Subject"] = "Новая заявка с сайта"
+    message["Message-ID"] = f"<form-{number}@dealer.example>"
+    message.set_content(body)
+    return message.as_bytes()
+
+
+def test_form_relay_mail_is_the_clients_not_the_relays(
+    tmp_path, django_capture_on_commit_callbacks
+):
+    (tmp_path / "1.eml").write_bytes(relayed(1, "anna@example.ru", "Хочу купить седан"))
+    (tmp_path / "2.eml").write_bytes(relayed(2, "oleg@example.ru", "Хочу купить пикап"))
+    (tmp_path / "3.eml").write_bytes(relayed(3, "anna@example.ru", "И ещё: есть кредит?"))
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("crm_import", str(tmp_path), "--no-progress", stdout=StringIO())
+    leads = {lead.emails[0]: lead for lead in Lead.objects.all()}
+    # Two clients, two leads: the relay's address joined nothing.
+    assert set(leads) == {"anna@example.ru", "oleg@example.ru"}
+    assert leads["anna@example.ru"].messages.count() == 2
+    message = InboundMessage.objects.get(external_id="form-1@dealer.example")
+    assert (message.sender, message.extra) == (
+        "anna@example.ru",
+        {"from": "noreply@dealer.example"},
+    )
