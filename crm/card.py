@@ -3,15 +3,16 @@ card must pass, and the rules agent's reading when no model is configured."""
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import datetime
+import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from django.conf import settings
 from pydantic import Field, field_validator
 
 from llmkit.extract import find_deadlines, find_emails, find_money, find_phones, normalise_phone
@@ -77,14 +78,11 @@ _current_call: contextvars.ContextVar[LeadCall | None] = contextvars.ContextVar(
     "lead_call", default=None
 )
 
-_schema_text: str | None = None
 
-
+@functools.cache
 def _schema_block() -> str:
-    global _schema_text
-    if _schema_text is None:
-        _schema_text = f"Response JSON schema: {stable_json(LeadCard.model_json_schema())}"
-    return _schema_text
+    """The same text for every call: rendered once per process."""
+    return f"Response JSON schema: {stable_json(LeadCard.model_json_schema())}"
 
 
 def model_input(text: str, *, limit: int) -> tuple[str, str]:
@@ -293,24 +291,11 @@ def card_is_empty(card: LeadCard) -> bool:
     )
 
 
-def lead_call_context(call: LeadCall):
+@contextlib.contextmanager
+def lead_call_context(call: LeadCall) -> Iterator[LeadCall]:
     """Make `call` the current lead call (for the rules agent) within a `with` block."""
-    return _CallContext(call)
-
-
-class _CallContext:
-    def __init__(self, call: LeadCall) -> None:
-        self.call = call
-        self.token: contextvars.Token | None = None
-
-    def __enter__(self) -> LeadCall:
-        self.token = _current_call.set(self.call)
-        return self.call
-
-    def __exit__(self, *exc: object) -> None:
-        if self.token is not None:
-            _current_call.reset(self.token)
-
-
-def model_input_limit() -> int:
-    return settings.CRM_MODEL_INPUT_CHARS
+    token = _current_call.set(call)
+    try:
+        yield call
+    finally:
+        _current_call.reset(token)

@@ -169,14 +169,18 @@ def inbound_sweep_ids() -> list[int]:
     )
 
 
+def _language(message: InboundMessage) -> str:
+    """The message's language if it is one we write in, else English."""
+    language = detect_language(message.body_text, default="ru")
+    return language if language in LANGUAGES else "en"
+
+
 def _lead_call(message: InboundMessage) -> LeadCall:
-    text = message.body_text
-    language = detect_language(text, default="ru")
-    visible, _ = model_input(text, limit=settings.CRM_MODEL_INPUT_CHARS)
+    visible, _ = model_input(message.body_text, limit=settings.CRM_MODEL_INPUT_CHARS)
     return LeadCall(
         text=visible,
-        full_text=text,
-        language=language if language in LANGUAGES else "en",
+        full_text=message.body_text,
+        language=_language(message),
         # Terms ("by the end of the month") count from the day the message arrived.
         today=timezone.localdate(message.received_at),
     )
@@ -212,6 +216,12 @@ def _nothing_to_read(message: InboundMessage) -> str:
         names = ", ".join(a.get("filename") or "unnamed" for a in message.attachments[:5])
         return f"attachments only ({names}): a person must open them"
     return "the message is empty"
+
+
+def _claim_locked(message: InboundMessage) -> None:
+    """Claim a message already locked by this transaction (a person's card for it)."""
+    message.status, message.claimed_at = InboundMessage.Status.PROCESSING, timezone.now()
+    message.save(update_fields=["status", "claimed_at"])
 
 
 class _ClaimLost(Exception):
@@ -335,7 +345,7 @@ def _lead_upsert(
     created = lead.pk is None
     if not lead.pk or card.client_intent != Lead.Intent.INFO:  # a later "thanks" keeps it
         lead.client_intent = card.client_intent
-    lead.language = _lead_call(message).language
+    lead.language = _language(message)
     for name in ("client_name", "product_class", "budget_rub", "urgency_days"):
         value = getattr(card, name)
         if value not in (None, ""):
@@ -415,8 +425,7 @@ def lead_create_by_hand(*, message: InboundMessage, user: Any, data: dict[str, A
                 f"{locked.get_status_display()}"
             )
         known = _known_contacts(_contacts(locked, card)).exists()
-        locked.status, locked.claimed_at = InboundMessage.Status.PROCESSING, timezone.now()
-        locked.save(update_fields=["status", "claimed_at"])
+        _claim_locked(locked)
         lead = card_apply(locked, card, by=f"manager {user.get_username()}", force=True)
         if not known:  # a lead this made, not one it extended
             Lead.objects.filter(pk=lead.pk).update(created_by=user)
@@ -456,8 +465,7 @@ def message_answer_apply(*, message: InboundMessage, card: LeadCard) -> Lead | N
         raise ApplicationError(
             f"this message is {locked.get_status_display()}: it has no broken card to fix"
         )
-    locked.status, locked.claimed_at = InboundMessage.Status.PROCESSING, timezone.now()
-    locked.save(update_fields=["status", "claimed_at"])
+    _claim_locked(locked)
     return card_apply(locked, card, by="manager fix", note=locked.model_input_note)
 
 
