@@ -202,12 +202,12 @@ def _letter_locked_open(dead_letter: DeadLetter, action: str) -> DeadLetter:
         raise ApplicationError(
             f"only an open dead letter can be {action}; this one is {letter.status}"
         )
-    if _replay_running(letter):
+    if dead_letter_replay_running(letter):
         raise ApplicationError("a replay of this dead letter is running; wait for its outcome")
     return letter
 
 
-def _replay_running(letter: DeadLetter) -> bool:
+def dead_letter_replay_running(letter: DeadLetter) -> bool:
     """A replay asked for within the turn lease is still owned by the worker; after that it
     is taken as lost (a killed worker) and may be asked for again."""
     if letter.replay_requested_at is None:
@@ -255,8 +255,12 @@ def dead_letter_discard(*, dead_letter: DeadLetter, user: Any, reason: str) -> D
 def dead_letter_fix_check(*, dead_letter: DeadLetter, data: Any) -> ParseOutcome:
     """Validate a manager's corrected answer like a model answer (shape and semantics),
     changing nothing: the live check of the fix editor."""
-    raw = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    return dead_letter_source(dead_letter).answer_check(dead_letter, raw)
+    return dead_letter_source(dead_letter).answer_check(dead_letter, _json_text(data))
+
+
+def _json_text(data: Any) -> str:
+    """A corrected answer as the text a model would have sent (the form posts text)."""
+    return data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
 
 
 def dead_letter_fix_apply(*, dead_letter: DeadLetter, data: Any, user: Any) -> DeadLetter:
@@ -267,9 +271,8 @@ def dead_letter_fix_apply(*, dead_letter: DeadLetter, data: Any, user: Any) -> D
         raise ApplicationError(
             f"only an open dead letter can be fixed; this one is {dead_letter.status}"
         )
-    raw = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    source = dead_letter_source(dead_letter)
-    outcome = source.answer_check(dead_letter, raw)
+    raw = _json_text(data)
+    outcome = dead_letter_fix_check(dead_letter=dead_letter, data=raw)
     if not outcome.ok:
         raise ApplicationError(
             "the answer is not valid for this schema",
@@ -277,7 +280,7 @@ def dead_letter_fix_apply(*, dead_letter: DeadLetter, data: Any, user: Any) -> D
         )
     with transaction.atomic():
         letter = _letter_locked_open(dead_letter, "fixed")
-        source.answer_apply(letter, outcome, letter.call)
+        dead_letter_source(letter).answer_apply(letter, outcome, letter.call)
         _resolve(letter, DeadLetter.Status.FIXED, user_id=user.pk, note=raw)
         _audit(letter, DeadLetterAction.Kind.FIXED, user_id=user.pk, note=raw)
     return letter

@@ -153,7 +153,8 @@ def _detail_context(
         "attempts": _attempts(letter),
         "source": dead_letter_source(letter).link(letter) if actionable else None,
         "actionable": actionable,
-        "replay_running": letter.replay_requested_at is not None,
+        # As the service sees it: a replay lost with its worker stops blocking the page.
+        "replay_running": services.dead_letter_replay_running(letter),
         "actions": letter.actions.select_related("user"),
         "replays": letter.replays.all(),
         "usage": letter.usage or {},

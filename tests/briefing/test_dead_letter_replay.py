@@ -294,3 +294,19 @@ def test_discard_and_fix_are_audited(dead_lettered_turn, manager, scripted_model
     fixed = letter.actions.get()
     assert (fixed.kind, fixed.user) == (Kind.FIXED, manager)
     assert '"clientName": "Анна"' in fixed.note
+
+
+def test_a_replay_lost_with_its_worker_stops_blocking_the_page(
+    manager_client, dead_lettered_turn, settings
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    _, letter = dead_lettered_turn
+    lost = timezone.now() - timedelta(seconds=settings.BRIEFING_TURN_LEASE_S * 2 + 1)
+    DeadLetter.objects.filter(pk=letter.pk).update(replay_requested_at=lost)
+    page = manager_client.get(reverse("dlq:dead_letter_detail", args=[letter.pk]))
+    html = page.content.decode()
+    assert 'hx-trigger="every 2s"' not in html
+    assert reverse("dlq:dead_letter_replay", args=[letter.pk]) in html
