@@ -1,10 +1,13 @@
-"""Fixtures for the briefing tests: users, projects and a way to talk as the client."""
+"""Fixtures for the briefing tests: users, projects, a way to talk as the client, and a
+turn whose model answer was dead-lettered (with the answer that fixes it)."""
 
 from __future__ import annotations
 
 import pytest
 
+from briefing.models import Turn
 from briefing.services import project_create, turn_receive
+from dlq.models import DeadLetter
 from tests.conftest import user_in_group
 
 
@@ -30,3 +33,33 @@ def say(django_capture_on_commit_callbacks):
         return turn
 
     return send
+
+
+# A valid intro-stage answer for the client of `dead_lettered_turn`.
+FIXED_INTRO = {
+    "message": "Спасибо, Анна!",
+    "clientName": "Анна",
+    "contact": "+79161234567",
+    "projectType": "ролик",
+    "introStatus": True,
+}
+
+
+@pytest.fixture
+def manager(db):
+    return user_in_group("boss", "Managers")
+
+
+@pytest.fixture
+def manager_client(client, manager):
+    client.force_login(manager)
+    return client
+
+
+@pytest.fixture
+def dead_lettered_turn(project, say, scripted_model):
+    """A client turn the scripted model answered with prose twice: (turn, its dead letter)."""
+    scripted_model.answers("I am not sure what you mean.")
+    turn = say(project, "Анна, +7 916 123-45-67, нужен ролик")
+    assert turn.status == Turn.Status.FAILED
+    return turn, DeadLetter.objects.get(source_id=str(turn.pk))

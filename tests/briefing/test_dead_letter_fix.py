@@ -8,25 +8,9 @@ from briefing.errors import ApplicationError
 from briefing.models import StageRun, Turn
 from dlq.models import DeadLetter
 from dlq.services import dead_letter_fix_apply
-from tests.conftest import user_in_group
+from tests.briefing.conftest import FIXED_INTRO
 
 pytestmark = pytest.mark.django_db
-
-FIXED_INTRO = {
-    "message": "Спасибо, Анна!",
-    "clientName": "Анна",
-    "contact": "+79161234567",
-    "projectType": "ролик",
-    "introStatus": True,
-}
-
-
-@pytest.fixture
-def dead_lettered_turn(project, say, scripted_model):
-    scripted_model.answers("I am not sure what you mean.")
-    turn = say(project, "Анна, +7 916 123-45-67, нужен ролик")
-    assert turn.status == Turn.Status.FAILED
-    return turn, DeadLetter.objects.get(source_id=str(turn.pk))
 
 
 def test_a_fix_advances_the_stage_through_its_gate(
@@ -68,12 +52,6 @@ def test_an_invalid_fix_changes_nothing_and_says_which_field(project, producer, 
     assert letter.status == DeadLetter.Status.OPEN
     assert turn.status == Turn.Status.FAILED
     assert StageRun.objects.get(project=project, key="intro").status == "open"
-
-
-@pytest.fixture
-def manager_client(client):
-    client.force_login(user_in_group("boss", "Managers"))
-    return client
 
 
 def test_the_fix_form_shows_errors_in_place_then_applies(

@@ -17,32 +17,12 @@ from dlq.services import (
     dead_letter_replay_run,
     dead_letters_replay_group,
 )
-from tests.conftest import user_in_group
+from tests.briefing.conftest import FIXED_INTRO
 
 pytestmark = pytest.mark.django_db
 
 NEXT_QUESTION = {"message": "Как называется продукт?", "visionStatus": False}
-GOOD_INTRO = {
-    "message": "Спасибо, Анна!",
-    "clientName": "Анна",
-    "contact": "+79161234567",
-    "projectType": "ролик",
-    "introStatus": True,
-}
 Kind = DeadLetterAction.Kind
-
-
-@pytest.fixture
-def manager(db):
-    return user_in_group("boss", "Managers")
-
-
-@pytest.fixture
-def dead_lettered_turn(project, say, scripted_model):
-    scripted_model.answers("I am not sure what you mean.")
-    turn = say(project, "Анна, +7 916 123-45-67, нужен ролик")
-    assert turn.status == Turn.Status.FAILED
-    return turn, DeadLetter.objects.get(source_id=str(turn.pk))
 
 
 @pytest.fixture
@@ -66,7 +46,7 @@ def test_a_replay_that_parses_is_applied_through_the_gate(
     project, dead_lettered_turn, scripted_model, replay, manager
 ):
     turn, letter = dead_lettered_turn
-    scripted_model.answers(GOOD_INTRO, NEXT_QUESTION)
+    scripted_model.answers(FIXED_INTRO, NEXT_QUESTION)
     letter = replay(letter)
     turn.refresh_from_db()
     assert letter.status == DeadLetter.Status.REPLAYED
@@ -103,7 +83,7 @@ def test_a_replay_that_fails_again_is_a_new_letter_linked_to_the_old_one(
     assert kinds.count(BriefingEvent.Kind.DEAD_LETTERED) == 2
     assert kinds.count(BriefingEvent.Kind.HOLDING_REPLY_SENT) == 1
     # The new letter can itself be replayed and then applies.
-    scripted_model.answers(GOOD_INTRO, NEXT_QUESTION)
+    scripted_model.answers(FIXED_INTRO, NEXT_QUESTION)
     assert replay(new_letter).status == DeadLetter.Status.REPLAYED
     turn.refresh_from_db()
     assert turn.status == Turn.Status.DONE
@@ -113,7 +93,7 @@ def test_replaying_twice_has_one_effect(
     project, dead_lettered_turn, scripted_model, replay, manager
 ):
     turn, letter = dead_lettered_turn
-    scripted_model.answers(GOOD_INTRO, NEXT_QUESTION)
+    scripted_model.answers(FIXED_INTRO, NEXT_QUESTION)
     replay(letter)
     with pytest.raises(ApplicationError, match="only an open dead letter"):
         replay(letter)
@@ -167,7 +147,7 @@ def test_a_whole_signature_group_is_replayed(
     assert set(letters.values_list("error_signature", flat=True)) == {signature}
     discarded = letters.order_by("id").last()
     dead_letter_discard(dead_letter=discarded, user=manager, reason="test client")
-    scripted_model.answers(GOOD_INTRO, NEXT_QUESTION, GOOD_INTRO, NEXT_QUESTION)
+    scripted_model.answers(FIXED_INTRO, NEXT_QUESTION, FIXED_INTRO, NEXT_QUESTION)
     with django_capture_on_commit_callbacks(execute=True):
         queued, skipped = dead_letters_replay_group(signature=signature, user=manager)
     assert (queued, skipped) == (2, {})
@@ -178,12 +158,6 @@ def test_a_whole_signature_group_is_replayed(
 
 
 # --- pages ------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def manager_client(client, manager):
-    client.force_login(manager)
-    return client
 
 
 def test_the_replay_button_queues_and_the_status_part_shows_the_outcome(
@@ -240,9 +214,9 @@ def test_the_fix_editor_checks_as_you_type(manager_client, dead_lettered_turn):
 
     _, letter = dead_lettered_turn
     url = reverse("dlq:dead_letter_fix_check", args=[letter.pk])
-    bad = manager_client.post(url, {"data": json.dumps({**GOOD_INTRO, "introStatus": "maybe"})})
+    bad = manager_client.post(url, {"data": json.dumps({**FIXED_INTRO, "introStatus": "maybe"})})
     assert "<code>introStatus</code>" in bad.content.decode()
-    good = manager_client.post(url, {"data": json.dumps(GOOD_INTRO)}).content.decode()
+    good = manager_client.post(url, {"data": json.dumps(FIXED_INTRO)}).content.decode()
     assert 'id="fix-errors"' in good
     assert "<li>" not in good
     letter.refresh_from_db()
@@ -256,7 +230,7 @@ def test_the_group_replay_button_full_page_and_fragment(
     groups = manager_client.get(reverse("dlq:dead_letters")).content.decode()
     assert reverse("dlq:dead_letters_replay_group") in groups
     url = reverse("dlq:dead_letters_replay_group")
-    scripted_model.answers(GOOD_INTRO, NEXT_QUESTION)
+    scripted_model.answers(FIXED_INTRO, NEXT_QUESTION)
     with django_capture_on_commit_callbacks(execute=True):
         part = manager_client.post(
             url, {"signature": letter.error_signature}, headers={"HX-Request": "true"}
@@ -290,7 +264,7 @@ def test_discard_and_fix_are_audited(dead_lettered_turn, manager, scripted_model
 
     _, letter = dead_lettered_turn
     scripted_model.answers(NEXT_QUESTION)
-    dead_letter_fix_apply(dead_letter=letter, data=GOOD_INTRO, user=manager)
+    dead_letter_fix_apply(dead_letter=letter, data=FIXED_INTRO, user=manager)
     fixed = letter.actions.get()
     assert (fixed.kind, fixed.user) == (Kind.FIXED, manager)
     assert '"clientName": "Анна"' in fixed.note

@@ -27,19 +27,8 @@ def producer_client(client, producer):
 
 
 @pytest.fixture
-def manager(db):
-    return user_in_group("manager", "Managers")
-
-
-@pytest.fixture
 def outsider(db):
     return user_in_group("outsider", "Producers")
-
-
-@pytest.fixture
-def manager_client(client, manager):
-    client.force_login(manager)
-    return client
 
 
 @pytest.fixture

@@ -12,18 +12,11 @@ from briefing.models import StageRun
 from briefing.services import project_create, turn_receive
 from dlq.models import DeadLetter
 from dlq.services import llm_chain
+from tests.briefing.conftest import FIXED_INTRO
 from tests.conftest import user_in_group
 from tests.llmkit.wire_servers import JsonReply, WireServer, openai_completion
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-FIXED_INTRO = {
-    "message": "Спасибо, Анна!",
-    "clientName": "Анна",
-    "contact": "+79161234567",
-    "projectType": "ролик",
-    "introStatus": True,
-}
 
 
 def test_a_manager_fixes_a_dead_letter_and_the_briefing_advances(live_server, page, monkeypatch):
