@@ -24,6 +24,8 @@ import subprocess
 import sys
 import time
 
+from bench.django_setup import bench_django_setup, percentile
+
 BENCH_DB = os.environ.get(
     "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/briefing_bench_intake"
 )
@@ -42,28 +44,10 @@ TEMPLATES = [
 
 
 def _setup_django() -> None:
-    import psycopg
     import redis
 
-    base, _, name = BENCH_DB.rpartition("/")
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{name}"')
     redis.Redis.from_url(BENCH_BROKER).flushdb()
-    os.environ["DATABASE_URL"] = BENCH_DB
-    os.environ["CELERY_BROKER_URL"] = BENCH_BROKER
-    os.environ.setdefault("SECRET_KEY", "bench-only")
-    os.environ["LLM_PROVIDERS"] = "rules"
-    os.environ["LOG_LEVEL"] = "WARNING"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    call_command("flush", interactive=False, verbosity=0)
+    bench_django_setup(BENCH_DB, CELERY_BROKER_URL=BENCH_BROKER, LOG_LEVEL="WARNING")
 
 
 def _messages(count: int, rng: random.Random) -> list[str]:
@@ -89,11 +73,6 @@ def _worker(concurrency: int) -> subprocess.Popen:
          "--without-mingle"],
         env=os.environ.copy(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[round(q * (len(ordered) - 1))]
 
 
 def run(count: int, concurrency: int, rate: float) -> None:
@@ -140,7 +119,7 @@ def run(count: int, concurrency: int, rate: float) -> None:
     print(f"    stored in {stored_s:.1f} s ({count / stored_s:.0f} messages/s stored)")
     print(f"    all read in {total_s:.1f} s: {len(done) / total_s:.1f} messages/s end to end")
     print(f"    arrival → card: p50 {statistics.median(latencies):.2f} s, "
-          f"p95 {_percentile(latencies, 0.95):.2f} s, max {max(latencies):.2f} s")  # fmt: skip
+          f"p95 {percentile(latencies, 0.95):.2f} s, max {max(latencies):.2f} s")  # fmt: skip
     print(f"    outcomes: {by_status}; {len(lead_ids)} leads")
     print(f"    lost: {lost}")
     if lost:

@@ -13,7 +13,8 @@ import argparse
 import statistics
 import time
 
-from bench.turns import ORDERLY, _p95, _send, _setup_django
+from bench.django_setup import percentile
+from bench.turns import ORDERLY, _send, _setup_django
 
 
 def _time(client, url: str, n: int, **headers) -> tuple[float, float, int, int]:
@@ -23,11 +24,11 @@ def _time(client, url: str, n: int, **headers) -> tuple[float, float, int, int]:
     samples = []
     for _ in range(n):
         started = time.perf_counter()
-        response = client.get(url, headers=headers)
+        response = client.get(url, headers=headers, secure=True)
         samples.append((time.perf_counter() - started) * 1000)
     with CaptureQueriesContext(connection) as queries:
-        response = client.get(url, headers=headers)
-    return statistics.median(samples), _p95(samples), len(queries), response.status_code
+        response = client.get(url, headers=headers, secure=True)
+    return statistics.median(samples), percentile(samples, 0.95), len(queries), response.status_code
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -47,7 +48,9 @@ def main(argv: list[str] | None = None) -> None:
     for text in ORDERLY:
         _send(project, text)
     last = project.turns.order_by("-seq").first().seq
-    producer, visitor = Client(), Client()
+    # A host the settings allow (the test client's default "testserver" is not); requests
+    # are HTTPS, as in production (plain HTTP is redirected there).
+    producer, visitor = Client(HTTP_HOST="localhost"), Client(HTTP_HOST="localhost")
     producer.force_login(user)
     detail = f"/briefings/{project.pk}/"
     chat = f"/c/{project.client_token}/"

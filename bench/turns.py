@@ -18,6 +18,8 @@ from pathlib import Path
 
 import yaml
 
+from bench.django_setup import bench_django_setup, percentile
+
 BENCH_DB = os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/briefing_bench")
 
 # The orderly Russian client of the example conversations, then the same client
@@ -35,24 +37,7 @@ for index, answer in enumerate(ORDERLY[1:]):
 
 
 def _setup_django() -> None:
-    import psycopg
-
-    base, _, name = BENCH_DB.rpartition("/")
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{name}"')
-    os.environ["DATABASE_URL"] = BENCH_DB
-    os.environ.setdefault("SECRET_KEY", "bench-only")
-    os.environ["LLM_PROVIDERS"] = "rules"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
-    call_command("flush", interactive=False, verbosity=0)
+    bench_django_setup(BENCH_DB)
     import logging
 
     from celery import current_app
@@ -70,11 +55,6 @@ def _send(project, text):
     # Outside a test, on_commit runs at commit: the eager task processes the turn there.
     with transaction.atomic():
         return turn_receive(project=project, text=text)
-
-
-def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[round(0.95 * (len(ordered) - 1))]
 
 
 def overhead(briefings: int) -> None:
@@ -126,7 +106,7 @@ def overhead(briefings: int) -> None:
         ("both", per_turn_ms),
     ):
         print(f"    {label:<46} p50 {statistics.median(values):5.1f} ms, "
-              f"p95 {_p95(values):5.1f} ms")  # fmt: skip
+              f"p95 {percentile(values, 0.95):5.1f} ms")  # fmt: skip
     print(f"    {turns / wall:.1f} turns/s end to end, one process")
 
 
