@@ -5,6 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 from django.db import connection
@@ -61,6 +67,44 @@ def eager_off(settings):
     current_app.conf.task_always_eager = False
     yield
     current_app.conf.task_always_eager = True
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def celery_worker(
+    broker_url: str, *args: str, stdout: Any = subprocess.PIPE, **environ: str
+) -> subprocess.Popen:
+    """A real Celery worker process on the test database (PostgreSQL), reading `broker_url`
+    with the rules agent unless `environ` says otherwise; `args` are extra worker options
+    ("--pool=solo", "--concurrency=2", "--loglevel=INFO")."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "SECRET_KEY": "worker-test",
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "CELERY_BROKER_URL": broker_url,
+        "LLM_PROVIDERS": "rules",
+        **environ,
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", *args,
+         "--without-heartbeat", "--without-gossip", "--without-mingle"],
+        cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+
+
+def wait_for(condition: Callable[[], bool], deadline_s: float) -> bool:
+    """Poll `condition` until it holds or `deadline_s` passes; whether it held."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return False
 
 
 def user_in_group(name: str, group: str, **fields):

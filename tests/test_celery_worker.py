@@ -3,51 +3,16 @@ filesystem transport, and writes to the same PostgreSQL database."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 from django.db import connection
 
 from dlq.models import StructuredCall
 from dlq.tasks import llm_check
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _database_url() -> str:
-    db = settings.DATABASES["default"]
-    return f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-
-
-def _wait_for(condition, deadline_s: float) -> bool:
-    deadline = time.monotonic() + deadline_s
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return False
+from tests.conftest import celery_worker, wait_for
 
 
 def _run_through_worker(broker_url: str, extra_env: dict[str, str], source_id: str) -> None:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "SECRET_KEY": "worker-test",
-        "DATABASE_URL": _database_url(),
-        "CELERY_BROKER_URL": broker_url,
-        "LLM_PROVIDERS": "rules",
-        **extra_env,
-    }
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo",
-         "--loglevel=WARNING", "--without-heartbeat", "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+    worker = celery_worker(broker_url, "--pool=solo", "--loglevel=WARNING", **extra_env)
     try:
         from celery import current_app
 
@@ -57,7 +22,7 @@ def _run_through_worker(broker_url: str, extra_env: dict[str, str], source_id: s
         def recorded() -> bool:
             return StructuredCall.objects.filter(source_id=source_id).exists()
 
-        if not _wait_for(recorded, 60):
+        if not wait_for(recorded, 60):
             worker.terminate()
             output = worker.communicate(timeout=10)[0].decode(errors="replace")
             pytest.fail(f"the worker did not record the call; its output:\n{output[-3000:]}")

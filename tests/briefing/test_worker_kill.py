@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,30 +17,17 @@ from briefing.models import Turn
 from briefing.services import project_create, turn_append
 from briefing.tasks import project_drain
 from dlq.models import StructuredCall
+from tests.conftest import celery_worker, wait_for
 from tests.llmkit.wire_servers import JsonReply, SlowReply, WireServer, openai_completion
-from tests.test_celery_worker import _database_url, _wait_for
 
-ROOT = Path(__file__).resolve().parents[2]
 ANSWER = {"message": "Как вас зовут?", "introStatus": False}
 
 
 def _worker(redis_url: str, server: WireServer, log: Path) -> subprocess.Popen:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "SECRET_KEY": "worker-test",
-        "DATABASE_URL": _database_url(),
-        "CELERY_BROKER_URL": redis_url,
-        "CELERY_VISIBILITY_TIMEOUT_S": "4",
-        "BRIEFING_TURN_LEASE_S": "3",
-        "LLM_PROVIDERS": "openai",
-        "OPENAI_BASE_URL": server.url("/v1"),
-        "OPENAI_MODEL": "scripted",
-    }
-    return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo",
-         "--loglevel=INFO", "--without-heartbeat", "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT,
+    return celery_worker(
+        redis_url, "--pool=solo", "--loglevel=INFO", stdout=log.open("ab"),
+        CELERY_VISIBILITY_TIMEOUT_S="4", BRIEFING_TURN_LEASE_S="3", LLM_PROVIDERS="openai",
+        OPENAI_BASE_URL=server.url("/v1"), OPENAI_MODEL="scripted",
     )  # fmt: skip
 
 
@@ -79,7 +65,7 @@ def test_a_turn_survives_a_worker_killed_mid_turn(postgres, redis_url, eager_off
                 turn.refresh_from_db()
                 return turn.status == Turn.Status.DONE
 
-            assert _wait_for(answered, 60), log.read_text(errors="replace")[-3000:]
+            assert wait_for(answered, 60), log.read_text(errors="replace")[-3000:]
             # Give the redelivered original message time to arrive and find nothing to do.
             time.sleep(6)
         finally:

@@ -3,21 +3,13 @@ once, even when each task is delivered twice to two worker processes."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 from django.utils import timezone
 
 from crm import tasks
 from crm.models import InboundMessage, Lead
 from crm.services import Inbound, inbound_store
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.conftest import celery_worker, wait_for
 
 
 @pytest.mark.services
@@ -34,29 +26,13 @@ def test_a_worker_reads_every_message_once(postgres, redis_url, eager_off, monke
         inbound_store(Inbound(channel="form", body_text=t, received_at=timezone.now()))[0].pk
         for t in texts
     ]
-    db = settings.DATABASES["default"]
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "SECRET_KEY": "worker-test",
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        "CELERY_BROKER_URL": redis_url,
-        "LLM_PROVIDERS": "rules",
-    }
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--concurrency=2",
-         "--loglevel=WARNING", "--without-heartbeat", "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+    worker = celery_worker(redis_url, "--concurrency=2", "--loglevel=WARNING")
     try:
         with current_app.connection_for_write(redis_url) as conn:
             for pk in ids * 2:  # every task delivered twice
                 tasks.inbound_process.apply_async(args=[pk], connection=conn)
-        deadline = time.monotonic() + 90
         waiting = InboundMessage.objects.filter(status__in=["received", "processing"])
-        while waiting.exists() and time.monotonic() < deadline:
-            time.sleep(0.3)
-        if waiting.exists():
+        if not wait_for(lambda: not waiting.exists(), 90):
             worker.terminate()
             output = worker.communicate(timeout=10)[0].decode(errors="replace")
             pytest.fail(f"messages left unread; the worker said:\n{output[-3000:]}")
