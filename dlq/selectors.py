@@ -154,13 +154,6 @@ def parse_quality(
     by_day = {row["day"]: row for row in per_day_rows}
     days = _local_days(since, until)
     empty_day = {"total": 0, "retried": 0, **{f"outcome_{o}": 0 for o in OUTCOMES}}
-    per_day = [
-        {
-            "day": day.isoformat(),
-            **{o: by_day.get(day, empty_day)[f"outcome_{o}"] for o in OUTCOMES},
-        }
-        for day in days
-    ]
 
     tokens = calls.aggregate(
         prompt_mean=Avg("prompt_tokens"), completion_mean=Avg("completion_tokens")
@@ -185,6 +178,10 @@ def parse_quality(
         failovers_by_day[day] += _is_failover(call_provider, providers)
     latencies.sort()
     failovers = sum(failovers_by_day.values())
+    per_day_figures = [
+        _day_figures(day, by_day.get(day, empty_day), latencies_by_day[day], failovers_by_day[day])
+        for day in days
+    ]
 
     return {
         "since": since.isoformat(),
@@ -192,7 +189,11 @@ def parse_quality(
         "schema": schema,
         "provider": provider,
         **overall,
-        "per_day": per_day,
+        # Each day's outcome counts alone (the shape monitoring read first).
+        "per_day": [
+            {"day": d["day"], **{o: d["outcomes"][o]["count"] for o in OUTCOMES}}
+            for d in per_day_figures
+        ],
         "per_schema": _grouped(calls, "schema_name"),
         "per_provider": _grouped(calls, "provider"),
         "tokens": {
@@ -204,23 +205,20 @@ def parse_quality(
         # Apart from latency_ms, whose two keys monitoring already reads as they are.
         "latency_ms_p99": _percentile(latencies, 0.99),
         "failovers": {"count": failovers, "share": _share(failovers, overall["total"])},
-        "per_day_figures": [
-            _day_figures(
-                day, by_day.get(day, empty_day), latencies_by_day[day], failovers_by_day[day]
-            )
-            for day in days
-        ],
+        "per_day_figures": per_day_figures,
     }
+
+
+def _filter_values(records: QuerySet, field: str) -> list[str]:
+    """The values a filter on `field` can take: the non-empty ones the records have."""
+    return list(
+        records.order_by(field).values_list(field, flat=True).distinct().exclude(**{field: ""})
+    )
 
 
 def structured_call_choices(field: str) -> list[str]:
     """The values a filter of the parse-quality figures can take, from the calls there are."""
-    return list(
-        StructuredCall.objects.order_by(field)
-        .values_list(field, flat=True)
-        .distinct()
-        .exclude(**{field: ""})
-    )
+    return _filter_values(StructuredCall.objects.all(), field)
 
 
 def dead_letter_groups(
@@ -295,9 +293,4 @@ def dead_letters_filtered(params: dict[str, str]) -> QuerySet[DeadLetter]:
 
 def dead_letter_choices(field: str) -> list[str]:
     """The values a filter can take, from the letters there are."""
-    return list(
-        DeadLetter.objects.order_by(field)
-        .values_list(field, flat=True)
-        .distinct()
-        .exclude(**{field: ""})
-    )
+    return _filter_values(DeadLetter.objects.all(), field)
