@@ -11,7 +11,6 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
-from django.db.models import F, QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -23,7 +22,7 @@ from briefing.errors import ApplicationError
 from config.http import HtmxHttpRequest
 from crm import services
 from crm.models import InboundMessage, Lead
-from dlq.models import DeadLetter
+from crm.selectors import human_queue_messages, leads_filtered, message_dead_letters
 
 VIEW_LEADS = "crm.view_lead"
 CHANGE_LEADS = "crm.change_lead"
@@ -89,32 +88,6 @@ def _lead_params(request: HtmxHttpRequest) -> dict[str, str]:
     return params
 
 
-def _leads_filtered(params: dict[str, str]) -> QuerySet[Lead]:
-    leads = Lead.objects.all()
-    if params["intent"]:
-        leads = leads.filter(client_intent=params["intent"])
-    if params["urgency"]:
-        leads = leads.filter(urgency_days__lte=int(params["urgency"]))
-    if params["call_back"]:
-        leads = leads.filter(needs_call_back=params["call_back"] == "yes")
-    if params["channel"]:
-        leads = leads.filter(channel=params["channel"])
-    if params["status"]:
-        leads = leads.filter(status=params["status"])
-    if params["queue"] == "call_back":
-        # Who to ring first: the most urgent, then the newest; a lead without a term last.
-        return (
-            leads.filter(needs_call_back=True)
-            .exclude(status=Lead.Status.CLOSED)
-            .order_by(F("urgency_days").asc(nulls_last=True), "-last_message_at", "-id")
-        )
-    return leads.order_by("-last_message_at", "-id")
-
-
-def _human_messages() -> QuerySet[InboundMessage]:
-    return InboundMessage.objects.filter(status=InboundMessage.Status.HUMAN)
-
-
 # --- the lead list -----------------------------------------------------------------------------
 
 
@@ -126,7 +99,7 @@ def lead_list(request: HtmxHttpRequest) -> HttpResponse:
     `call_back` (yes/no), `channel` and `status`; `?queue=call_back` is the call-back queue,
     most urgent first. For htmx only the table is returned."""
     params = _lead_params(request)
-    page = Paginator(_leads_filtered(params), PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(leads_filtered(params), PAGE_SIZE).get_page(request.GET.get("page"))
     context = {
         "page": page,
         "params": params,
@@ -134,7 +107,7 @@ def lead_list(request: HtmxHttpRequest) -> HttpResponse:
         "intents": Lead.Intent.choices,
         "statuses": Lead.Status.choices,
         "channels": InboundMessage.Channel.choices,
-        "human_count": _human_messages().count(),
+        "human_count": human_queue_messages().count(),
         "filtered": any(params[name] for name in LEAD_FILTERS),
     }
     template = f"{LIST_TEMPLATE}#table" if request.htmx else LIST_TEMPLATE
@@ -388,7 +361,7 @@ def _queue_item(message: InboundMessage, form: LeadByHandForm | None = None) -> 
 def human_queue(request: HtmxHttpRequest) -> HttpResponse:
     """The messages a person must read, oldest first, each with its reason and a prefilled
     "create lead by hand" form. For htmx only the list."""
-    waiting = _human_messages()
+    waiting = human_queue_messages()
     messages = list(waiting.order_by("received_at", "id")[:QUEUE_LIMIT])
     context = {
         "items": [_queue_item(m) for m in messages],
@@ -408,9 +381,7 @@ def _message_context(message: InboundMessage, form: LeadByHandForm | None = None
         "message": message,
         "item": _queue_item(message, form),
         "intents": Lead.Intent.choices,
-        "dead_letters": DeadLetter.objects.filter(
-            source_kind=services.SOURCE_KIND, source_id=str(message.pk)
-        ).order_by("-created_at"),
+        "dead_letters": message_dead_letters(message),
     }
 
 
