@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, TooManyFieldsSent
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -37,6 +37,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         if isinstance(fields, list):
             fields = {str(f.get("path") or "$"): str(f.get("message")) for f in fields}
         return _error("invalid", exc.message, fields, status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, RequestDataTooBig | TooManyFieldsSent):
+        return _error("too_large", f"The request is too large: {exc}", {}, 413)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):

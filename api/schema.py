@@ -27,6 +27,7 @@ ERRORS = {
     "404": "Not found, or not this caller's",
     "405": "Method not allowed",
     "406": "Not acceptable",
+    "413": "The body is over the upload limit",
     "415": "Unsupported media type",
     "429": "Over the rate limit; see Retry-After",
 }

@@ -5,13 +5,16 @@ is stored before the answer; reading it into a lead happens on a worker."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
@@ -31,6 +34,27 @@ def _error(code: str, message: str, fields: dict[str, str] | None = None, status
     )
 
 
+def _within_limits(view: Callable[[HttpRequest], JsonResponse]):
+    """A body over Django's upload limits (DATA_UPLOAD_MAX_MEMORY_SIZE, _NUMBER_FIELDS)
+    gets this API's error shape, saying what was too big, not Django's bare 400 page."""
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest) -> JsonResponse:
+        try:
+            request.body  # noqa: B018 (read now: the limit is checked on the first read)
+            if request.content_type != "application/json":
+                request.POST  # noqa: B018
+        except RequestDataTooBig:
+            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+            return _error("too_large", f"The body is over {limit} bytes.", status=413)
+        except TooManyFieldsSent:
+            limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+            return _error("too_large", f"The form has over {limit} fields.", status=413)
+        return view(request)
+
+    return wrapped
+
+
 def _stored(message: InboundMessage, created: bool) -> JsonResponse:
     return JsonResponse(
         {"id": message.pk, "duplicate": not created, "status": message.status},
@@ -44,6 +68,7 @@ def _same(expected: str, given: str) -> bool:
 
 @csrf_exempt
 @require_POST
+@_within_limits
 def form_submit(request: HttpRequest) -> JsonResponse:
     """A web form's submission: `message`, optional `name`, `phone`, `email`, `form_id`
     (the form's own id of the submission, so a double submit is stored once), and the
@@ -123,6 +148,7 @@ def _messenger_payload(body: bytes) -> tuple[dict[str, Any], dict[str, str]]:
 
 @csrf_exempt
 @require_POST
+@_within_limits
 def messenger_webhook(request: HttpRequest) -> JsonResponse:
     """A messenger bridge's message: JSON `{"sender", "text", "channel", "external_id"}`
     (optional `sender_name`, `sent_at`), signed with `X-Signature: sha256=<hex HMAC-SHA256

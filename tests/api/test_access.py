@@ -166,3 +166,10 @@ def test_unknown_scopes_are_refused(db):
     token.issue()
     with pytest.raises(ValidationError, match="everything"):
         token.full_clean()
+
+
+def test_a_body_over_the_upload_limit_is_413_in_the_error_shape(api, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
+    response = api().post("/api/v1/briefings/", {"title": "x" * 20_000}, format="json")
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "too_large"

@@ -166,3 +166,24 @@ def test_hostile_text_is_stored_as_it_came(csrf_client, django_capture_on_commit
     message = InboundMessage.objects.get(pk=response.json()["id"])
     assert message.body_text == text
     assert message.lead.product_class == "sedan"
+
+
+def test_a_body_over_the_upload_limit_gets_a_clear_error(csrf_client, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10_000
+    big = {"token": FORM_TOKEN, "message": "x" * 20_000}
+    form = csrf_client.post(reverse("crm:inbound_form"), big)
+    assert form.status_code == 413
+    assert form.json()["error"] == {
+        "code": "too_large", "message": "The body is over 10000 bytes.", "fields": {},
+    }  # fmt: skip
+    body = json.dumps(
+        {"sender": "a", "text": "x" * 20_000, "channel": "telegram", "external_id": "1"}
+    ).encode()
+    webhook = _webhook(csrf_client, body, _signed(body))
+    assert (webhook.status_code, webhook.json()["error"]["code"]) == (413, "too_large")
+    settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 5
+    fields = {f"f{n}": "1" for n in range(10)}
+    many = csrf_client.post(reverse("crm:inbound_form"), {"token": FORM_TOKEN, **fields})
+    assert many.status_code == 413
+    assert "over 5 fields" in many.json()["error"]["message"]
+    assert not InboundMessage.objects.exists()
