@@ -24,6 +24,8 @@ from llmkit.providers.rules import RulesTurn
 
 SCHEMA_NAME = "LeadCard"
 SUMMARY_MAX = 200
+NAME_MAX = 200
+BUDGET_MAX = 2**63 - 1  # a PositiveBigIntegerField
 URGENCY_MAX_DAYS = 90
 
 
@@ -33,11 +35,17 @@ class LeadCard(StructuredModel):
     client_intent: Literal["purchase", "service", "info", "complaint"] = Field(
         description="What the client wants: to buy, service, information, or a complaint"
     )
-    client_name: str | None = Field(default=None, description="The client's name if given")
-    product_class: str | None = Field(
-        default=None, description="The kind of product asked about, in a few words"
+    # The bounds are the lead's columns: a longer answer is a field error (a retry, then a
+    # dead letter), never a database error.
+    client_name: str | None = Field(
+        default=None, max_length=NAME_MAX, description="The client's name if given"
     )
-    budget_rub: int | None = Field(default=None, ge=0, description="The budget in roubles")
+    product_class: str | None = Field(
+        default=None, max_length=NAME_MAX, description="The kind of product asked about"
+    )
+    budget_rub: int | None = Field(
+        default=None, ge=0, le=BUDGET_MAX, description="The budget in roubles"
+    )
     urgency_days: int | None = Field(
         default=None, ge=1, le=URGENCY_MAX_DAYS, description="Within how many days it is needed"
     )

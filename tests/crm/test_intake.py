@@ -298,3 +298,14 @@ def test_a_later_greeting_keeps_the_leads_summary(receive):
     first.lead.refresh_from_db()
     assert first.lead.summary.startswith("Хочу купить кроссовер")
     assert first.lead.client_intent == "purchase"
+
+
+def test_values_longer_than_the_leads_columns_are_field_errors_not_database_errors(
+    receive, scripted_model
+):
+    too_long = {**GOOD_CARD, "product_class": "кроссовер " * 30, "budget_rub": 2**70}
+    scripted_model.answers(too_long, too_long)
+    message = receive(PURCHASE)
+    assert message.status == Status.DEAD_LETTERED
+    letter = DeadLetter.objects.get(source_kind="inbound_message", source_id=str(message.pk))
+    assert {e["path"] for e in letter.errors} >= {"product_class", "budget_rub"}
