@@ -16,7 +16,7 @@ from llmkit import guard
 from llmkit.guard import GuardVerdict, evaluate, guard_check, guard_reply
 from llmkit.language import LANGUAGES, detect_language
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "guard-dev"
+CORPUS = Path(__file__).resolve().parents[1] / "corpora" / "guard-dev"
 
 ATTACKS = {
     "ru": [
@@ -642,10 +642,6 @@ def test_reply_refuses_an_unknown_kind() -> None:
 
 @pytest.fixture(scope="module")
 def corpus_figures() -> dict[str, dict[str, float]]:
-    if not CORPUS.is_dir():
-        pytest.skip(
-            f"development corpus not found at {CORPUS} (it lives in shared/ beside the repo)"
-        )
     return evaluate(CORPUS)
 
 
@@ -662,8 +658,6 @@ def test_dev_corpus_recall_and_false_positives(corpus_figures: dict[str, dict[st
 
 
 def test_eval_command_prints_figures(capsys: pytest.CaptureFixture[str]) -> None:
-    if not CORPUS.is_dir():
-        pytest.skip(f"development corpus not found at {CORPUS}")
     assert guard._main(["--eval", str(CORPUS)]) == 0
     out = capsys.readouterr().out
     assert "ru_uk_dev.txt [prompt_extraction]: n 10, recall" in out

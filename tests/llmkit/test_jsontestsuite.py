@@ -1,4 +1,4 @@
-"""JSON robustness against JSONTestSuite (shared/corpora/JSONTestSuite/test_parsing)."""
+"""JSON robustness against JSONTestSuite (tests/corpora/JSONTestSuite/test_parsing, vendored)."""
 
 import json
 import threading
@@ -9,9 +9,7 @@ import pytest
 from llmkit.parse import parse
 from llmkit.parse.fast import JsonRejected, check_limits, loads_strict
 
-CORPUS = (
-    Path(__file__).resolve().parents[3] / "shared" / "corpora" / "JSONTestSuite" / "test_parsing"
-)
+CORPUS = Path(__file__).resolve().parents[1] / "corpora" / "JSONTestSuite" / "test_parsing"
 FILES = sorted(CORPUS.glob("*.json")) if CORPUS.is_dir() else []
 # Any JSON value parses into this schema, so every file exercises the whole pipeline.
 ANYTHING = {"type": "object"}
