@@ -240,6 +240,9 @@ WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 8)
 # The wait after the n-th failure: BASE * 2**(n-1) seconds (plus jitter), at most MAX.
 WEBHOOK_BACKOFF_BASE_S = env_int("WEBHOOK_BACKOFF_BASE_S", 30)
 WEBHOOK_BACKOFF_MAX_S = env_int("WEBHOOK_BACKOFF_MAX_S", 3600)
+# Hosts a webhook may be sent to although they resolve inside the network (loopback,
+# private, link-local addresses), e.g. an internal planner; each named, never a range.
+WEBHOOK_ALLOWED_INTERNAL_HOSTS = env_list("WEBHOOK_ALLOWED_INTERNAL_HOSTS", [])
 
 LOGGING = {
     "version": 1,

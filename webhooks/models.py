@@ -10,6 +10,8 @@ from django.core.validators import URLValidator
 from django.db import models
 from django.utils import timezone
 
+from webhooks.targets import validate_webhook_target
+
 # The domain events a subscription can ask for.
 EVENT_KINDS = ("brief.completed", "lead.created", "dead_letter.created")
 
@@ -33,7 +35,11 @@ class WebhookSubscription(models.Model):
     """An endpoint that receives the chosen kinds of events, signed with its own secret."""
 
     name = models.CharField(max_length=200)
-    url = models.URLField(max_length=500, validators=[URLValidator(schemes=["http", "https"])])
+    # Never into the platform's own network, unless the host is allowed by name (targets.py).
+    url = models.URLField(
+        max_length=500,
+        validators=[URLValidator(schemes=["http", "https"]), validate_webhook_target],
+    )
     event_kinds = models.JSONField(default=list, validators=[validate_event_kinds])
     # The HMAC key the receiver checks X-Webhook-Signature with.
     secret = models.CharField(max_length=200, default=webhook_secret_new)

@@ -8,10 +8,13 @@ import datetime
 import json
 import logging
 import random
+import re
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
+import httpcore
 import httpx
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
@@ -22,13 +25,19 @@ from django.utils import timezone
 from briefing.errors import ApplicationError
 from webhooks.models import EVENT_KINDS, WebhookAttempt, WebhookDelivery, WebhookSubscription
 from webhooks.signing import sign
+from webhooks.targets import Target, TargetRefused, TargetUnresolved, target_check
 
 logger = logging.getLogger(__name__)
 
 Status = WebhookDelivery.Status
 DUE = (Status.PENDING, Status.RETRYING)
-# What a receiver answered, kept in the log (a page of HTML is not worth more).
+# The longest error kept in the log.
 ERROR_TEXT_CHARS = 500
+# What a receiver answered is kept as its status code and this much of its body, cleaned:
+# enough to recognise a receiver's own error, too little to copy a page of someone's data.
+EXCERPT_CHARS = 120
+# Bytes of a failed answer's body read at all (the rest is never downloaded).
+_EXCERPT_READ_BYTES = 2048
 
 
 def webhook_body(payload: Any) -> bytes:
@@ -115,8 +124,26 @@ def _claim(delivery_id: int, *, now: datetime.datetime) -> bool:
     )
 
 
-def _post(delivery: WebhookDelivery) -> tuple[int | None, str, int]:
-    """POST the delivery once, freshly signed: (status code or None, error, duration in ms)."""
+@dataclass(frozen=True)
+class _Sent:
+    """What one attempt came to."""
+
+    status_code: int | None
+    error: str
+    duration_ms: int
+    # Never sent: the target is inside the network. Retrying cannot help; a person can.
+    refused: bool = False
+
+
+def _post(delivery: WebhookDelivery) -> _Sent:
+    """POST the delivery once, freshly signed, to the address its URL was checked at."""
+    url = delivery.subscription.url
+    try:
+        target = target_check(url)
+    except TargetRefused as error:
+        return _Sent(None, f"not sent: {error.message}"[:ERROR_TEXT_CHARS], 0, refused=True)
+    except (TargetUnresolved, ValueError) as error:  # DNS may answer later: retried
+        return _Sent(None, f"not sent: {error}"[:ERROR_TEXT_CHARS], 0)
     body = webhook_body(delivery.payload)
     timestamp = int(time.time())
     headers = {
@@ -129,38 +156,117 @@ def _post(delivery: WebhookDelivery) -> tuple[int | None, str, int]:
     }
     started = time.monotonic()
     try:
-        response = httpx.post(
-            delivery.subscription.url,
-            content=body,
-            headers=headers,
+        # No environment proxies: the connection goes to the checked address, nowhere else.
+        client = httpx.Client(
+            transport=_PinnedTransport(target),
             timeout=settings.WEBHOOK_TIMEOUT_S,
             follow_redirects=False,
+            trust_env=False,
         )
+        with client, client.stream("POST", url, content=body, headers=headers) as response:
+            code = response.status_code
+            where = response.headers.get("location", "")
+            head = b"" if 200 <= code < 300 or response.is_redirect else _head(response)
     except httpx.HTTPError as error:
         duration_ms = round((time.monotonic() - started) * 1000)
-        return None, f"{type(error).__name__}: {error}"[:ERROR_TEXT_CHARS], duration_ms
+        return _Sent(None, f"{type(error).__name__}: {error}"[:ERROR_TEXT_CHARS], duration_ms)
     duration_ms = round((time.monotonic() - started) * 1000)
-    code = response.status_code
     if 200 <= code < 300:
-        return code, "", duration_ms
+        return _Sent(code, "", duration_ms)
     if response.is_redirect:
-        where = response.headers.get("location", "")
-        return code, f"redirect to {where!r} not followed"[:ERROR_TEXT_CHARS], duration_ms
-    return code, f"HTTP {code}: {response.text[:ERROR_TEXT_CHARS]}".strip(), duration_ms
+        error = f"HTTP {code}: redirect to {response_excerpt(where.encode())!r} not followed"
+        return _Sent(code, error, duration_ms)
+    return _Sent(code, f"HTTP {code}: {response_excerpt(head)}".strip(), duration_ms)
+
+
+def _head(response: httpx.Response) -> bytes:
+    """The first bytes of an answer's body; the rest is left unread."""
+    head = b""
+    for chunk in response.iter_raw():
+        head += chunk
+        if len(head) >= _EXCERPT_READ_BYTES:
+            break
+    return head[:_EXCERPT_READ_BYTES]
+
+
+_TAG = re.compile(r"</?[A-Za-z!][^<>]{0,500}>")
+# Values that look like credentials or tokens: a named secret, or a long run of key-like
+# characters mixing letters and digits (API keys, session ids, hashes, JWTs).
+_NAMED_SECRET = re.compile(
+    r"(?i)(?<![a-z])(password|passwd|secret|token|api[_-]?key|access[_-]?key\w*"
+    r"|authorization|cookie|session\w*)(\W{1,3})\S+"
+)
+_KEYLIKE = re.compile(r"(?=[\w+/=.-]*\d)(?=[\w+/=.-]*[A-Za-z])[\w+/=.-]{16,}")
+
+
+def response_excerpt(raw: bytes) -> str:
+    """A short, clean excerpt of what a receiver answered, for the delivery log: markup and
+    control characters dropped, credentials and key-like strings masked, at most
+    EXCERPT_CHARS characters."""
+    text = raw[:_EXCERPT_READ_BYTES].decode("utf-8", "replace")
+    text = _TAG.sub(" ", text)
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    text = " ".join(text.split())
+    text = _NAMED_SECRET.sub(r"\1\2[hidden]", text)
+    text = _KEYLIKE.sub("[hidden]", text)
+    return text if len(text) <= EXCERPT_CHARS else text[: EXCERPT_CHARS - 1] + "…"
+
+
+class _PinnedBackend(httpcore.NetworkBackend):
+    """Connects to the addresses a target was checked at, whatever host the request names:
+    a second DNS answer (a rebinding) is never asked for."""
+
+    def __init__(self, target: Target) -> None:
+        self._target = target
+        self._backend = httpcore.SyncBackend()
+
+    def connect_tcp(
+        self, host, port, timeout=None, local_address=None, socket_options=None
+    ) -> httpcore.NetworkStream:
+        failure: Exception = httpcore.ConnectError(f"{host} has no checked address")
+        for address in self._target.addresses:
+            try:
+                return self._backend.connect_tcp(
+                    address, port, timeout=timeout, local_address=local_address,
+                    socket_options=socket_options,
+                )  # fmt: skip
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as error:
+                failure = error
+        raise failure
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):
+        raise httpcore.ConnectError("a webhook is never sent to a unix socket")
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+
+class _PinnedTransport(httpx.HTTPTransport):
+    """httpx's own transport (TLS checked against the URL's host name) over the pinned
+    connections above."""
+
+    def __init__(self, target: Target) -> None:
+        super().__init__()
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(), network_backend=_PinnedBackend(target)
+        )
 
 
 def webhook_deliver_run(delivery_id: int) -> WebhookDelivery | None:
     """Send one delivery if it is due, log the attempt, and settle it: delivered on 2xx;
-    otherwise retried after a backoff, or failed once WEBHOOK_MAX_ATTEMPTS are spent.
-    Returns None when there was nothing to send (not due, delivered, another worker's)."""
+    otherwise retried after a backoff, or failed once WEBHOOK_MAX_ATTEMPTS are spent, or
+    at once when it was not sent on purpose (a target inside the network, an inactive
+    subscription): no retry changes that. Returns None when there was nothing to send (not
+    due, delivered, another worker's)."""
     now = timezone.now()
     if not _claim(delivery_id, now=now):
         return None
     delivery = WebhookDelivery.objects.select_related("subscription").get(pk=delivery_id)
     if not delivery.subscription.active:
-        code, error, duration_ms = None, "the subscription is inactive: not sent", 0
+        sent = _Sent(None, "the subscription is inactive: not sent", 0, refused=True)
     else:
-        code, error, duration_ms = _post(delivery)
+        sent = _post(delivery)
+    code, error, duration_ms = sent.status_code, sent.error, sent.duration_ms
     finished = timezone.now()
     attempts = delivery.attempts + 1
     fields: dict[str, Any] = {
@@ -169,7 +275,7 @@ def webhook_deliver_run(delivery_id: int) -> WebhookDelivery | None:
     backoff_s = None
     if code is not None and 200 <= code < 300:
         fields |= {"status": Status.DELIVERED, "delivered_at": finished}
-    elif attempts >= settings.WEBHOOK_MAX_ATTEMPTS or not delivery.subscription.active:
+    elif sent.refused or attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
         fields |= {"status": Status.FAILED}
     else:
         backoff_s = webhook_backoff_s(attempts)

@@ -24,10 +24,12 @@ class Received:
 
 class Receiver:
     """`Receiver(500, 503, 200)` answers the first POST 500, the second 503, and every later
-    one 200. A 3xx answer carries `Location: /elsewhere`; HANG never answers."""
+    one 200. A 3xx answer carries `Location: /elsewhere`, any other failure `error_body`;
+    HANG never answers."""
 
-    def __init__(self, *codes: int, secret: str = "") -> None:
+    def __init__(self, *codes: int, secret: str = "", error_body: bytes = b"nope") -> None:
         self.secret = secret
+        self.error_body = error_body  # what a non-2xx answer carries
         self.received: list[Received] = []
         self.stopping = threading.Event()
         self._codes = deque(codes or (200,))
@@ -82,7 +84,7 @@ class _Handler(BaseHTTPRequestHandler):
         if code == HANG:
             receiver.stopping.wait(30)
             return
-        answer = b'{"ok": true}' if 200 <= code < 300 else b"nope"
+        answer = b'{"ok": true}' if 200 <= code < 300 else receiver.error_body
         self.send_response(code)
         if 300 <= code < 400:
             self.send_header("Location", "/elsewhere")

@@ -106,3 +106,23 @@ def test_the_attempt_log_opens(admin_client, hook, run_on_commit):
     assert admin_client.get(changelist, {"q": "503"}).context["cl"].result_count == 1
     change = reverse("admin:webhooks_webhookattempt_change", args=[attempt.pk])
     assert admin_client.get(change).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://169.254.169.254/latest/meta-data/", "http://localhost:8000/admin/", "http://[::1]/"],
+)
+def test_a_subscription_to_an_address_inside_the_network_is_refused_with_the_reason(
+    admin_client, network, url
+):
+    data = {
+        "name": "Metadata", "url": url, "secret": "",
+        "event_kinds": ["lead.created"], "active": "on",
+    }  # fmt: skip
+    response = admin_client.post(reverse("admin:webhooks_webhooksubscription_add"), data)
+    assert response.status_code == 200  # the form again, with its error
+    [error] = response.context["adminform"].form.errors["url"]
+    assert "address: webhooks are not sent into the platform's own network" in error
+    assert "WEBHOOK_ALLOWED_INTERNAL_HOSTS" in error
+    assert not WebhookSubscription.objects.exists()
+    assert network.connections == []

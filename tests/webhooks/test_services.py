@@ -24,6 +24,8 @@ from tests.llmkit.wire_servers import free_port
 from tests.webhooks.receiver import HANG
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookSubscription
 from webhooks.services import (
+    EXCERPT_CHARS,
+    response_excerpt,
     webhook_body,
     webhook_event_emit,
     webhook_redeliver,
@@ -271,6 +273,53 @@ def test_a_redirect_counts_as_a_failure_and_is_not_followed(hook, run_on_commit)
     assert [r.path for r in receiver.received] == ["/hooks"]  # /elsewhere never asked
 
 
+INTERNAL_PAGE = (
+    b"<html><head><title>500</title></head><body><h1>Internal Server Error</h1>\n<pre>"
+    b"db password: hunter2 AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY "
+    b"session=9f8e7d6c5b4a39281706f5e4d3c2b1a0\x00\x1b[31m</pre>"
+    + b"customer row: Anna, +79161234567; " * 500
+    + b"</body></html>"
+)
+
+
+def test_last_error_keeps_the_code_and_a_short_clean_excerpt_of_the_answer(hook, run_on_commit):
+    hook(500, error_body=INTERNAL_PAGE)
+    [delivery] = emit(run_on_commit)
+    delivery.refresh_from_db()
+    assert delivery.last_status_code == 500
+    error = delivery.last_error
+    assert error.startswith("HTTP 500: 500 Internal Server Error db password: [hidden]")
+    assert len(error) <= len("HTTP 500: ") + EXCERPT_CHARS
+    assert error.endswith("…")
+    for leaked in ("hunter2", "wJalrXUtnFEMI", "9f8e7d6c5b4a", "<", "\x00", "\x1b"):
+        assert leaked not in error
+    assert error.count("+79161234567") <= 2  # not the page of rows
+    assert delivery.attempt_log.get().error == error
+
+
+@pytest.mark.parametrize(
+    ("body", "excerpt"),
+    [
+        (b"", ""),
+        (b"nope", "nope"),
+        (
+            b'{"error": "bad signature", "token": "abc"}',
+            '{"error": "bad signature", "token": [hidden]',
+        ),
+        (b"a < b and c > d", "a < b and c > d"),
+        ("Ошибка: неверная подпись".encode(), "Ошибка: неверная подпись"),
+        (b"\xff\xfe broken utf-8", "\ufffd\ufffd broken utf-8"),
+        (b"x" * 5000, "x" * (EXCERPT_CHARS - 1) + "…"),
+        (
+            b"Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc123",
+            "Authorization: [hidden] [hidden]",
+        ),
+    ],
+)
+def test_response_excerpt_is_short_and_clean(body, excerpt):
+    assert response_excerpt(body) == excerpt
+
+
 def test_a_receiver_that_does_not_answer_in_time_is_a_failed_attempt(hook, run_on_commit, settings):
     settings.WEBHOOK_TIMEOUT_S = 0.3
     _, receiver = hook(HANG, 200)
@@ -285,7 +334,7 @@ def test_a_receiver_that_does_not_answer_in_time_is_a_failed_attempt(hook, run_o
     assert len(receiver.received) == 2  # the first one arrived; its answer never came
 
 
-def test_a_receiver_that_is_down_is_a_failed_attempt(db, run_on_commit):
+def test_a_receiver_that_is_down_is_a_failed_attempt(db, receivers_allowed, run_on_commit):
     subscription = WebhookSubscription.objects.create(
         name="down", url=f"http://127.0.0.1:{free_port()}/hooks", event_kinds=["lead.created"]
     )
