@@ -31,12 +31,22 @@ def _fields(detail: Any, prefix: str = "") -> dict[str, str]:
     return {prefix.rstrip(".") or "$": str(detail)}
 
 
+# A domain refusal's status by its code; any other code is a 400.
+STATUS_BY_CODE = {
+    "throttled": status.HTTP_429_TOO_MANY_REQUESTS,
+    "idempotency_key_reused": status.HTTP_422_UNPROCESSABLE_ENTITY,
+}
+
+
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ApplicationError):
         fields = exc.extra.get("fields") or {}
         if isinstance(fields, list):
             fields = {str(f.get("path") or "$"): str(f.get("message")) for f in fields}
-        return _error("invalid", exc.message, fields, status.HTTP_400_BAD_REQUEST)
+        response = _error(exc.code, exc.message, fields, STATUS_BY_CODE.get(exc.code, 400))
+        if "retry_after_s" in exc.extra:
+            response["Retry-After"] = str(exc.extra["retry_after_s"])
+        return response
     if isinstance(exc, RequestDataTooBig | TooManyFieldsSent):
         return _error("too_large", f"The request is too large: {exc}", {}, 413)
     if isinstance(exc, Http404):

@@ -39,6 +39,11 @@ def add_error_responses(result: dict[str, Any], generator, request, public) -> d
     for path_item in result.get("paths", {}).values():
         for operation in path_item.values():
             responses = operation.setdefault("responses", {})
+            # An error an operation documents itself (422 on the messages endpoint) has the
+            # same shape as every other.
+            for code, response in responses.items():
+                if code.startswith("4") and "content" not in response:
+                    response["content"] = {"application/json": {"schema": reference}}
             for code, description in ERRORS.items():
                 responses.setdefault(
                     code,

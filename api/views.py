@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status, viewsets
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
@@ -24,7 +24,7 @@ from api.models import ApiToken, TokenProject
 from briefing.access import projects_for_user
 from briefing.brief import Brief, brief_json_schema
 from briefing.models import BriefingEvent, Project
-from briefing.services import project_create, turn_receive
+from briefing.services import client_message_receive, project_create
 from crm.models import Lead
 from dlq.models import DeadLetter
 
@@ -80,12 +80,41 @@ class BriefingMessages(BriefingView, generics.ListAPIView):
     def get_queryset(self):
         return self.project().turns.order_by("seq")
 
-    @extend_schema(request=s.MessageCreateSerializer, responses={202: s.TurnSerializer})
+    @extend_schema(
+        request=s.MessageCreateSerializer,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                {"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[!-~]+$"},
+                OpenApiParameter.HEADER,
+                description="A key of your choosing for this message (a UUID): sent again "
+                "with the same key, the message is stored once and the stored turn is "
+                "answered (header Idempotent-Replayed: true); the same key with another "
+                "text is refused with 422.",
+            )
+        ],
+        responses={
+            202: s.TurnSerializer,
+            422: OpenApiResponse(description="The Idempotency-Key was used for another text"),
+        },
+    )
     def post(self, request: Request, pk: int) -> Response:
+        project = self.project()
         data = s.MessageCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        turn = turn_receive(project=self.project(), text=data.validated_data["text"])
-        return Response(s.TurnSerializer(turn).data, status=status.HTTP_202_ACCEPTED)
+        # Counted per briefing (CLIENT_CHAT_RATE_PER_LINK); the caller's own rate is the
+        # per-token throttle: an integration relays many clients from one address.
+        receipt = client_message_receive(
+            project=project,
+            text=data.validated_data["text"],
+            idempotency_key=request.headers.get("Idempotency-Key"),
+            sender_address=None,
+            channel="api",
+        )
+        response = Response(s.TurnSerializer(receipt.turn).data, status=status.HTTP_202_ACCEPTED)
+        if receipt.replayed:
+            response["Idempotent-Replayed"] = "true"
+        return response
 
 
 class BriefingStages(BriefingView, generics.ListAPIView):

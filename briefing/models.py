@@ -143,12 +143,21 @@ class Turn(models.Model):
     )
     # What the agent asked (the rules agent reads the next answer against it), and the like.
     meta = models.JSONField(default=dict, blank=True)
+    # The client's key for this message (the chat form's hidden token, the API's
+    # Idempotency-Key header): a repeated submission finds this turn instead of adding one.
+    idempotency_key = models.CharField(max_length=100, blank=True, default="", editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["project", "seq"]
         constraints = [
             models.UniqueConstraint(fields=["project", "seq"], name="turn_unique_seq"),
+            # Messages without a key (and every other role's turns) never collide.
+            models.UniqueConstraint(
+                fields=["project", "idempotency_key"],
+                condition=~models.Q(idempotency_key=""),
+                name="turn_unique_idempotency_key",
+            ),
         ]
         indexes = [models.Index(fields=["project", "status", "seq"])]
 
@@ -214,6 +223,7 @@ class BriefingEvent(models.Model):
         PROJECT_RESUMED = "project_resumed"
         CLIENT_LINK_ROTATED = "client_link_rotated"
         CLIENT_LINK_REVOKED = "client_link_revoked"
+        CLIENT_RATE_LIMITED = "client_rate_limited"
         BRIEF_COMPLETED = "brief_completed"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="events")

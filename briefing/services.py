@@ -3,21 +3,28 @@ Each change a person makes is a domain event with who, when, old and new value."
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from django.db import transaction
+from django.conf import settings
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 from pydantic import ValidationError
 
 from briefing.errors import ApplicationError
+from briefing.limits import limits_hit, rates_parse
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.stages.base import StageSpec
 from briefing.stages.registry import DEFAULT_BRIEFING_TYPE, stages_for
 
 MAX_CLIENT_TEXT = 20_000
 Kind = BriefingEvent.Kind
+logger = logging.getLogger(__name__)
 
 
 def event_record(
@@ -95,12 +102,14 @@ def turn_append(
     call: Any = None,
     author: Any = None,
     meta: Mapping[str, Any] | None = None,
+    idempotency_key: str = "",
 ) -> Turn:
     """Append one transcript line (the project row is locked while its number is taken)."""
     Project.objects.select_for_update().filter(pk=project.pk).first()
     return Turn.objects.create(
         project=project, seq=_next_seq(project), role=role, text=text, stage_key=stage_key,
         status=status, reply_to=reply_to, call=call, author=author, meta=dict(meta or {}),
+        idempotency_key=idempotency_key,
     )  # fmt: skip
 
 
@@ -108,11 +117,11 @@ def current_stage(project: Project) -> StageRun | None:
     return project.stages.exclude(status=StageRun.Status.CLOSED).order_by("order").first()
 
 
-def turn_receive(*, project: Project, text: str) -> Turn:
-    """Store a client message first, then queue its processing after commit: whatever
-    happens next, nothing a client writes is lost."""
-    from briefing.tasks import project_drain
+# Visible ASCII, as HTTP header values allow; a UUID or a random token fits easily.
+IDEMPOTENCY_KEY = re.compile(r"^[\x21-\x7e]{1,100}$")
 
+
+def _client_text_check(text: Any) -> str:
     if not isinstance(text, str):
         raise ApplicationError("a message must be text")
     text = text.replace("\x00", "")
@@ -123,18 +132,145 @@ def turn_receive(*, project: Project, text: str) -> Turn:
             f"the message is {len(text)} characters long; the limit is {MAX_CLIENT_TEXT}",
             extra={"limit": MAX_CLIENT_TEXT},
         )
-    with transaction.atomic():
-        stage = current_stage(project)
-        turn = turn_append(
-            project=project,
-            role=Turn.Role.CLIENT,
-            text=text,
-            stage_key=stage.key if stage else "",
-            status=Turn.Status.RECEIVED,
+    return text
+
+
+def _idempotency_key_check(key: str | None) -> str:
+    if key is None or key == "":
+        return ""
+    if not IDEMPOTENCY_KEY.match(key):
+        raise ApplicationError(
+            "the idempotency key must be 1 to 100 visible ASCII characters",
+            extra={"fields": {"Idempotency-Key": "1 to 100 visible ASCII characters"}},
         )
-        event_record(project=project, kind=Kind.TURN_RECEIVED, turn=turn, data={"seq": turn.seq})
-        transaction.on_commit(lambda: project_drain.delay(project.pk))
-    return turn
+    return key
+
+
+def _replayed(stored: Turn, text: str) -> Turn:
+    """The turn a repeated submission already stored; a key reused for another text is
+    refused (it is a client's bug or a stale form, never a message to drop silently)."""
+    if stored.text != text:
+        raise ApplicationError(
+            "this idempotency key was already used for another message; nothing was stored",
+            extra={"fields": {"Idempotency-Key": "already used for another message"}},
+            code="idempotency_key_reused",
+        )
+    return stored
+
+
+def _drain_queue(project_id: int) -> None:
+    """Queue a project's turn processing. A broker that cannot take the message is logged,
+    not raised: the turn is stored, and the periodic sweep (turns_sweep) queues it again;
+    raising here, after the commit, would answer a stored message with a 500 and invite the
+    client to send it twice."""
+    from briefing.tasks import project_drain
+
+    try:
+        project_drain.delay(project_id)
+    except Exception:
+        logger.exception(
+            "briefing %s: its turn processing could not be queued; the sweep will queue it",
+            project_id,
+        )
+
+
+def turn_receive(*, project: Project, text: str, idempotency_key: str | None = None) -> Turn:
+    """Store a client message first, then queue its processing after commit: whatever
+    happens next, nothing a client writes is lost. A message whose idempotency key is
+    already stored for the briefing stores nothing and returns the turn stored first."""
+    return _turn_store(
+        project=project,
+        text=_client_text_check(text),
+        idempotency_key=_idempotency_key_check(idempotency_key),
+    )[0]
+
+
+def _turn_store(*, project: Project, text: str, idempotency_key: str) -> tuple[Turn, bool]:
+    """(the turn, whether it was stored before under the same key)."""
+    try:
+        with transaction.atomic():
+            if idempotency_key:
+                # The project row lock makes a second submission with the key wait for the
+                # first and find its turn (the unique constraint is the backstop).
+                Project.objects.select_for_update().filter(pk=project.pk).first()
+                stored = project.turns.filter(idempotency_key=idempotency_key).first()
+                if stored is not None:
+                    return _replayed(stored, text), True
+            stage = current_stage(project)
+            turn = turn_append(
+                project=project,
+                role=Turn.Role.CLIENT,
+                text=text,
+                stage_key=stage.key if stage else "",
+                status=Turn.Status.RECEIVED,
+                idempotency_key=idempotency_key,
+            )
+            event_record(
+                project=project, kind=Kind.TURN_RECEIVED, turn=turn, data={"seq": turn.seq}
+            )
+            transaction.on_commit(partial(_drain_queue, project.pk))
+    except IntegrityError:
+        # A database that does not lock rows (SQLite) lets a simultaneous twin get here.
+        stored = project.turns.filter(idempotency_key=idempotency_key).first()
+        if not idempotency_key or stored is None:
+            raise
+        return _replayed(stored, text), True
+    return turn, False
+
+
+@dataclass(frozen=True)
+class MessageReceipt:
+    turn: Turn
+    # Stored before under the same idempotency key: nothing new was stored or queued.
+    replayed: bool
+
+
+def client_message_receive(
+    *,
+    project: Project,
+    text: Any,
+    idempotency_key: str | None,
+    sender_address: str | None,
+    channel: str,
+) -> MessageReceipt:
+    """A client's message from outside (the chat page, the API): checked, answered from the
+    stored turn when its idempotency key was seen, refused past the rate limits (nothing
+    stored or queued; the producer hears once per window), else stored as `turn_receive`.
+    The per-address limit applies when the sender's address is known (the chat page); an
+    API integration relays many clients from one address and has its own per-token rate."""
+    text = _client_text_check(text)
+    key = _idempotency_key_check(idempotency_key)
+    if key:
+        stored = project.turns.filter(idempotency_key=key).first()
+        if stored is not None:
+            return MessageReceipt(_replayed(stored, text), replayed=True)
+    limits = [("link", str(project.pk), r) for r in rates_parse(settings.CLIENT_CHAT_RATE_PER_LINK)]
+    if sender_address:
+        limits += [
+            ("address", sender_address, r) for r in rates_parse(settings.CLIENT_CHAT_RATE_PER_IP)
+        ]
+    refusal = limits_hit(limits)
+    if refusal is not None:
+        if refusal.first_for(str(project.pk)):
+            event_record(
+                project=project,
+                kind=Kind.CLIENT_RATE_LIMITED,
+                data={
+                    "scope": refusal.scope,
+                    "rate": refusal.rate.text,
+                    "channel": channel,
+                    "retry_after_s": refusal.retry_after_s,
+                },
+            )
+        raise ApplicationError(
+            f"too many messages (the limit is {refusal.rate.text} per "
+            f"{'sender address' if refusal.scope == 'address' else 'briefing'}); nothing was "
+            f"stored: send it again in {refusal.retry_after_s} s",
+            extra={"retry_after_s": refusal.retry_after_s, "scope": refusal.scope},
+            code="throttled",
+        )
+    turn, replayed = _turn_store(project=project, text=text, idempotency_key=key)
+    return MessageReceipt(turn, replayed=replayed)
 
 
 # --- locks -------------------------------------------------------------------------------
@@ -273,8 +409,6 @@ def takeover_start(*, project: Project, user: Any) -> None:
 @transaction.atomic
 def takeover_release(*, project: Project, user: Any) -> None:
     """Hand the briefing back to the agents; client turns still waiting are processed."""
-    from briefing.tasks import project_drain
-
     project = Project.objects.select_for_update().get(pk=project.pk)
     if not project.taken_over_by_id:
         raise ApplicationError("the briefing is not taken over")
@@ -282,7 +416,7 @@ def takeover_release(*, project: Project, user: Any) -> None:
     project.save(update_fields=["taken_over_by", "updated_at"])
     event_record(project=project, kind=Kind.PRODUCER_RELEASED, actor=user)
     _requeue_waiting(project)
-    transaction.on_commit(lambda: project_drain.delay(project.pk))
+    transaction.on_commit(partial(_drain_queue, project.pk))
 
 
 def _requeue_waiting(project: Project) -> None:
@@ -320,8 +454,6 @@ def project_pause(*, project: Project, user: Any) -> None:
 
 @transaction.atomic
 def project_resume(*, project: Project, user: Any) -> None:
-    from briefing.tasks import project_drain
-
     project = Project.objects.select_for_update().get(pk=project.pk)
     if project.status != Project.Status.PAUSED:
         raise ApplicationError("only a paused briefing can be resumed")
@@ -329,7 +461,7 @@ def project_resume(*, project: Project, user: Any) -> None:
     project.save(update_fields=["status", "updated_at"])
     event_record(project=project, kind=Kind.PROJECT_RESUMED, actor=user)
     _requeue_waiting(project)
-    transaction.on_commit(lambda: project_drain.delay(project.pk))
+    transaction.on_commit(partial(_drain_queue, project.pk))
 
 
 @transaction.atomic

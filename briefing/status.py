@@ -268,6 +268,13 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
         Kind.PROJECT_PAUSED: ("paused", "warn"),
         Kind.PROJECT_RESUMED: ("resumed", ""),
         Kind.BRIEF_COMPLETED: ("brief completed", "ok"),
+        Kind.CLIENT_RATE_LIMITED: (
+            f"client messages refused: over {data.get('rate', '?')} per "
+            f"{'sender address' if data.get('scope') == 'address' else 'link'}"
+            f" ({'API' if data.get('channel') == 'api' else 'chat page'}); nothing stored, "
+            f"open again in {data.get('retry_after_s', '?')} s",
+            "bad",
+        ),
     }
     text, level = lines.get(kind, (kind.replace("_", " "), ""))
     actor = event.actor.get_username() if event.actor_id and event.actor else ""

@@ -25,6 +25,23 @@ _TEXTS: dict[str, dict[str, str]] = {
     },
     "chat_send": {"ru": "Отправить", "uk": "Надіслати", "en": "Send"},
     "chat_typing": {"ru": "Печатает ответ…", "uk": "Друкує відповідь…", "en": "Typing a reply…"},
+    # {minutes}: when the client may send again, rounded up.
+    "chat_rate_limited": {
+        "ru": "Слишком много сообщений подряд — это не отправлено. "
+        "Отправьте его снова через {minutes} мин.",
+        "uk": "Забагато повідомлень поспіль — це не надіслано. "
+        "Надішліть його знову через {minutes} хв.",
+        "en": "Too many messages in a row: this one was not sent. "
+        "Please send it again in {minutes} min.",
+    },
+    "chat_form_used": {
+        "ru": "Эта форма уже отправляла другое сообщение, поэтому это не отправлено. "
+        "Нажмите «Отправить» ещё раз.",
+        "uk": "Ця форма вже надсилала інше повідомлення, тому це не надіслано. "
+        "Натисніть «Надіслати» ще раз.",
+        "en": "This form already sent another message, so this one was not sent. "
+        "Press Send once more.",
+    },
     "chat_welcome": {
         "ru": "Здравствуйте! Расскажите о вашем проекте — мы зададим несколько вопросов.",
         "uk": "Вітаємо! Розкажіть про ваш проєкт — ми поставимо кілька запитань.",

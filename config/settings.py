@@ -167,6 +167,12 @@ BRIEFING_CONTEXT_TURNS = env_int("BRIEFING_CONTEXT_TURNS", 6)
 BRIEFING_MAX_TOKENS = env_int("BRIEFING_MAX_TOKENS", 400)
 # A turn claimed by a worker that died is taken over by another after this many seconds.
 BRIEFING_TURN_LEASE_S = env_int("BRIEFING_TURN_LEASE_S", 330)
+# Client messages allowed per briefing link and per sender address on the chat page (the
+# API's messages endpoint counts per briefing), each a list of <count>/<period>: a message
+# past any of them is refused (429), nothing stored or queued. Counted in the cache (see
+# CACHE_URL below: in-process unless set, so each web process then counts on its own).
+CLIENT_CHAT_RATE_PER_LINK = env_list("CLIENT_CHAT_RATE_PER_LINK", ["10/min", "120/hour"])
+CLIENT_CHAT_RATE_PER_IP = env_list("CLIENT_CHAT_RATE_PER_IP", ["30/min", "300/hour"])
 
 # --- Cache ------------------------------------------------------------------------------
 # In-process by default; CACHE_URL (redis://127.0.0.1:6379/1) shares it between processes,

@@ -69,6 +69,36 @@ def eager_off(settings):
     current_app.conf.task_always_eager = True
 
 
+@pytest.fixture
+def dead_broker():
+    """A broker outage: Celery sends tasks for real (not in process) to a broker address where
+    nothing listens, so every publish fails. Yields a function that ends the outage (back to
+    the suite's in-process Celery), for what a test checks afterwards."""
+    import socket
+
+    from celery import current_app as app
+
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    saved = (app.conf.broker_url, app.conf.task_always_eager)
+
+    def connections_drop() -> None:
+        # The app holds on to its pools for the URL it first used (kombu keeps one pool
+        # per URL, so the normal broker's pools are found again afterwards, left open).
+        app._pool = None
+        app.amqp._producer_pool = None
+
+    def outage_end() -> None:
+        app.conf.broker_url, app.conf.task_always_eager = saved
+        connections_drop()
+
+    app.conf.broker_url, app.conf.task_always_eager = f"redis://127.0.0.1:{port}/0", False
+    connections_drop()
+    yield outage_end
+    outage_end()
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

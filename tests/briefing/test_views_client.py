@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-import pytest
+import hashlib
+import logging
+import re
+import threading
 
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test import Client
+
+from briefing import limits
 from briefing.models import Turn
+from briefing.services import client_message_receive, project_create
+from briefing.tasks import turns_sweep
 
 pytestmark = pytest.mark.django_db
 
@@ -99,3 +110,242 @@ def test_a_rotated_link_replaces_the_old_one_and_a_revoked_one_is_gone(client, p
     assert client.get(current).status_code == 404
     kinds = list(project.events.values_list("kind", flat=True))
     assert kinds == ["client_link_rotated", "client_link_revoked"]
+
+
+# --- a message sent twice -------------------------------------------------------------------
+
+
+def form_key(response) -> str:
+    return re.search(r'name="idempotency_key" value="([^"]+)"', response.content.decode())[1]
+
+
+def client_turns(project) -> list[str]:
+    return list(project.turns.filter(role=Turn.Role.CLIENT).values_list("text", flat=True))
+
+
+def test_a_form_sent_twice_without_javascript_stores_one_message(client, project):
+    key = form_key(client.get(chat_url(project)))
+    first = client.post(chat_url(project), {"text": "Привет", "idempotency_key": key})
+    again = client.post(chat_url(project), {"text": "Привет", "idempotency_key": key})
+    assert (first.status_code, again.status_code) == (302, 302)
+    assert again.headers["Location"] == first.headers["Location"]
+    assert client_turns(project) == ["Привет"]
+    assert project.events.filter(kind="turn_received").count() == 1
+
+
+def test_each_page_and_each_htmx_answer_bring_a_fresh_key(client, project):
+    htmx = {"HX-Request": "true"}
+    key = form_key(client.get(chat_url(project)))
+    assert key != form_key(client.get(chat_url(project)))
+    first = client.post(chat_url(project), {"text": "Привет", "idempotency_key": key}, headers=htmx)
+    assert first.status_code == 200
+    body = first.content.decode()
+    # The conversation is swapped in, and the form is replaced out of band with a new key.
+    assert body.lstrip().startswith('<div id="conversation"')
+    assert 'id="composer"' in body
+    assert 'hx-swap-oob="true"' in body
+    assert form_key(first) != key
+    again = client.post(chat_url(project), {"text": "Привет", "idempotency_key": key}, headers=htmx)
+    assert again.status_code == 200
+    assert client_turns(project) == ["Привет"]
+    client.post(
+        chat_url(project), {"text": "Анна", "idempotency_key": form_key(first)}, headers=htmx
+    )
+    assert client_turns(project) == ["Привет", "Анна"]
+
+
+@pytest.mark.parametrize("htmx", [False, True], ids=["no-js", "htmx"])
+def test_a_used_form_with_another_text_is_refused_and_the_text_kept(client, project, htmx):
+    key = form_key(client.get(chat_url(project)))
+    client.post(chat_url(project), {"text": "Привет", "idempotency_key": key})
+    refused = client.post(
+        chat_url(project),
+        {"text": "Совсем другое", "idempotency_key": key},
+        headers={"HX-Request": "true"} if htmx else {},
+    )
+    assert refused.status_code == 409
+    body = refused.content.decode()
+    assert "Эта форма уже отправляла другое сообщение" in body
+    # The text is back in a form with a new key: pressing Send again sends it.
+    assert ">Совсем другое</textarea>" in body
+    assert form_key(refused) != key
+    assert client_turns(project) == ["Привет"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_simultaneous_submissions_of_one_form_store_one_message(postgres, project):
+    barrier, receipts, errors = threading.Barrier(2), [], []
+
+    def submit() -> None:
+        try:
+            barrier.wait(timeout=10)
+            receipts.append(
+                client_message_receive(
+                    project=project,
+                    text="Привет",
+                    idempotency_key="same-form",
+                    sender_address="10.0.0.1",
+                    channel="page",
+                )
+            )
+        except Exception as error:  # reported below, not lost in the thread
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=submit) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert errors == []
+    assert client_turns(project) == ["Привет"]
+    assert sorted(r.replayed for r in receipts) == [False, True]
+    assert receipts[0].turn.pk == receipts[1].turn.pk
+
+
+# --- a broker outage ------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("htmx", [False, True], ids=["no-js", "htmx"])
+def test_a_message_stored_while_the_broker_is_down_is_answered_and_swept_later(
+    project, dead_broker, caplog, htmx
+):
+    browser = Client(raise_request_exception=False)
+    with caplog.at_level(logging.ERROR, logger="briefing.services"):
+        response = browser.post(
+            chat_url(project),
+            {"text": "Здравствуйте!", "idempotency_key": "k1"},
+            headers={"HX-Request": "true"} if htmx else {},
+        )
+    assert response.status_code == (200 if htmx else 302)
+    assert "could not be queued" in caplog.text
+    turn = project.turns.get()
+    assert turn.status == Turn.Status.RECEIVED
+    # The client's retry of the same form stores nothing more.
+    browser.post(chat_url(project), {"text": "Здравствуйте!", "idempotency_key": "k1"})
+    assert client_turns(project) == ["Здравствуйте!"]
+
+    dead_broker()  # the broker is back: the periodic sweep queues the waiting turn
+    assert turns_sweep() == 1
+    turn.refresh_from_db()
+    assert turn.status == Turn.Status.DONE
+    assert turn.replies.filter(role=Turn.Role.AGENT).count() == 1
+
+
+# --- rate limits ----------------------------------------------------------------------------
+
+# Ten seconds into a minute window (the limiter's clock is fixed by `clock`).
+T0 = 60 * 29_000_000 + 10
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """The limiter's time, set by the test: `clock.now = ...`."""
+
+    class Clock:
+        now = float(T0)
+
+    monkeypatch.setattr(limits, "_now", lambda: Clock.now)
+    cache.clear()
+    yield Clock
+    cache.clear()
+
+
+def send(client, project, text, *, address="192.0.2.1", htmx=False):
+    return client.post(
+        chat_url(project),
+        # One form per text: the same text is the same form sent again.
+        {"text": text, "idempotency_key": hashlib.sha1(text.encode()).hexdigest()},
+        REMOTE_ADDR=address,
+        headers={"HX-Request": "true"} if htmx else {},
+    )
+
+
+def test_messages_past_the_per_link_rate_are_refused_and_stored_nowhere(
+    client, project, settings, clock, django_capture_on_commit_callbacks
+):
+    settings.CLIENT_CHAT_RATE_PER_LINK = ["3/min"]
+    with django_capture_on_commit_callbacks() as queued:
+        codes = [send(client, project, f"сообщение {n}").status_code for n in range(6)]
+    assert codes == [302, 302, 302, 429, 429, 429]
+    assert len(client_turns(project)) == 3
+    assert len(queued) == 3  # one drain per stored message, none for the refused
+    refused = send(client, project, "ещё одно")
+    assert refused.headers["Retry-After"] == "50"
+    body = refused.content.decode()
+    assert "Слишком много сообщений подряд" in body
+    assert "через 1 мин." in body
+    assert ">ещё одно</textarea>" in body
+    # The producer hears of the window once, not of every refused message.
+    events = list(project.events.filter(kind="client_rate_limited"))
+    assert [(e.data["scope"], e.data["rate"], e.data["channel"]) for e in events] == [
+        ("link", "3/min", "page")
+    ]
+
+    clock.now = T0 + 50  # the next window
+    assert send(client, project, "после паузы").status_code == 302
+    assert len(client_turns(project)) == 4
+    assert [send(client, project, f"снова {n}").status_code for n in range(3)] == [302, 302, 429]
+    assert project.events.filter(kind="client_rate_limited").count() == 2
+
+
+def test_a_long_period_limit_holds_across_minutes(client, project, settings, clock):
+    settings.CLIENT_CHAT_RATE_PER_LINK = ["100/min", "4/hour"]
+    codes = []
+    for n in range(6):
+        clock.now = T0 + 60 * n
+        codes.append(send(client, project, f"сообщение {n}").status_code)
+    assert codes == [302, 302, 302, 302, 429, 429]
+    assert len(client_turns(project)) == 4
+
+
+def test_messages_past_the_per_address_rate_are_refused_on_every_link(
+    client, project, producer, settings, clock
+):
+    settings.CLIENT_CHAT_RATE_PER_IP = ["2/min"]
+    other = project_create(title="Other", language="en", producer=producer)
+    assert send(client, project, "one", address="198.51.100.7").status_code == 302
+    assert send(client, other, "two", address="198.51.100.7").status_code == 302
+    refused = send(client, other, "three", address="198.51.100.7")
+    assert refused.status_code == 429
+    assert "Too many messages in a row" in refused.content.decode()
+    # Another sender on the same link is not held back, and the refusal took nothing from
+    # the link's own count.
+    assert send(client, other, "four", address="198.51.100.8").status_code == 302
+    assert client_turns(other) == ["two", "four"]
+    assert other.events.get(kind="client_rate_limited").data["scope"] == "address"
+
+
+def test_a_rate_limited_htmx_post_shows_the_message_in_place(client, project, settings, clock):
+    settings.CLIENT_CHAT_RATE_PER_LINK = ["1/min"]
+    project.language = "uk"
+    project.save()
+    send(client, project, "перше", htmx=True)
+    refused = send(client, project, "друге", htmx=True)
+    assert refused.status_code == 429
+    body = refused.content.decode()
+    assert body.lstrip().startswith('<div id="conversation"')
+    assert "Забагато повідомлень поспіль" in body
+    assert ">друге</textarea>" in body
+    assert client_turns(project) == ["перше"]
+
+
+def test_a_form_sent_again_is_answered_even_past_the_limit(client, project, settings, clock):
+    settings.CLIENT_CHAT_RATE_PER_LINK = ["1/min"]
+    assert send(client, project, "Привет").status_code == 302
+    # The same form again (a retry): its message is stored, so it is answered, not refused.
+    assert send(client, project, "Привет").status_code == 302
+    assert send(client, project, "Анна").status_code == 429
+
+
+def test_the_producer_sees_the_refusals_on_the_briefing_page(
+    client, project, producer, settings, clock
+):
+    settings.CLIENT_CHAT_RATE_PER_LINK = ["1/min"]
+    send(client, project, "one")
+    send(client, project, "two")
+    client.force_login(producer)
+    page = client.get(f"/briefings/{project.pk}/").content.decode()
+    assert "client messages refused: over 1/min per link (chat page)" in page
