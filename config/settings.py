@@ -50,6 +50,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.UrlTextMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -200,7 +201,7 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # JSON bodies only: a form cannot say whether "true" is text or a boolean.
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.BoundedJSONParser"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -235,6 +236,10 @@ CRM_MAX_TOKENS = env_int("CRM_MAX_TOKENS", 400)
 CRM_FORM_TOKEN = env_str("CRM_FORM_TOKEN", "")
 # The HMAC-SHA256 key of the messenger webhook's X-Signature (empty: the webhook is closed).
 CRM_MESSENGER_SECRET = env_str("CRM_MESSENGER_SECRET", "")
+# JSON bodies (the API, the messenger webhook) nested deeper than this, or with an integer
+# of more digits, are refused with 400 (core.input.json_parse).
+INPUT_JSON_MAX_DEPTH = env_int("INPUT_JSON_MAX_DEPTH", 32)
+INPUT_JSON_MAX_INT_DIGITS = env_int("INPUT_JSON_MAX_INT_DIGITS", 50)
 # A message claimed by a worker that died is taken over by another after this many seconds.
 CRM_MESSAGE_LEASE_S = env_int("CRM_MESSAGE_LEASE_S", 330)
 

@@ -24,6 +24,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Literal, TypeVar
 
+from core.input import datetime_problem
+
 BodySource = Literal["plain", "html", "none"]
 T = TypeVar("T")
 D = TypeVar("D")
@@ -583,6 +585,10 @@ def _sent_at(value: str | None, notes: list[str]) -> datetime | None:
         return None
     if parsed.tzinfo is None:  # "-0000": UTC, with no word on the sender's zone (RFC 5322)
         parsed = parsed.replace(tzinfo=UTC)
+    problem = datetime_problem(parsed)
+    if problem:  # 31 Dec 9999 23:59 -1400 is in year 10000 in UTC: the date is unknown
+        notes.append(f"Date header {text[:60]!r} is {problem}; the arrival time stands for it")
+        return None
     return parsed
 
 

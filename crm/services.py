@@ -18,6 +18,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from briefing.errors import ApplicationError
+from core.input import datetime_problem, text_clean
 from crm.card import (
     LeadCall,
     LeadCard,
@@ -115,13 +116,20 @@ def inbound_store(inbound: Inbound) -> tuple[InboundMessage, bool]:
     existing = _existing(inbound, content_hash)
     if existing is not None:
         return existing, False
+    # The entry points refuse what no column can hold; a mail cannot be refused, so what
+    # is left is cleaned here (NULs dropped, lone surrogates replaced), and a time that no
+    # reading could convert (year 10000 in UTC) is unknown: the message arrived now.
+    received_at = inbound.received_at
+    if datetime_problem(received_at):
+        received_at = timezone.now()
     message = InboundMessage(
-        channel=inbound.channel, source=inbound.source[:100], external_id=inbound.external_id,
-        sender=inbound.sender, sender_name=inbound.sender_name, subject=inbound.subject,
-        body_text=inbound.body_text.replace("\x00", ""), body_source=inbound.body_source,
+        channel=inbound.channel, source=text_clean(inbound.source)[:100],
+        external_id=text_clean(inbound.external_id), sender=text_clean(inbound.sender),
+        sender_name=text_clean(inbound.sender_name), subject=text_clean(inbound.subject),
+        body_text=text_clean(inbound.body_text), body_source=inbound.body_source,
         attachments=inbound.attachments, extra=inbound.extra,
         charset_notes=inbound.charset_notes, raw=inbound.raw, content_hash=content_hash,
-        received_at=inbound.received_at,
+        received_at=received_at,
     )  # fmt: skip
     try:
         with transaction.atomic():

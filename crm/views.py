@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from briefing.errors import ApplicationError
 from config.http import HtmxHttpRequest
+from core.input import text_problem
 from crm import services
 from crm.models import InboundMessage, Lead
 from crm.selectors import human_queue_messages, leads_filtered, message_dead_letters
@@ -318,6 +319,18 @@ def _form_from_post(post) -> tuple[LeadByHandForm, dict[str, Any]]:
     return LeadByHandForm(values=values), data
 
 
+def _refuse_unstorable_text(form: LeadByHandForm) -> None:
+    """A NUL (or a lone surrogate) typed or pasted into the card is an error at its field,
+    not a database error when the card is saved."""
+    problems = [
+        {"path": name, "message": problem}
+        for name, value in form.values.items()
+        if isinstance(value, str) and (problem := text_problem(value))
+    ]
+    if problems:
+        raise ApplicationError("the card is not valid", extra={"fields": problems})
+
+
 def _form_with_error(
     form: LeadByHandForm, data: dict[str, Any], error: ApplicationError
 ) -> LeadByHandForm:
@@ -406,6 +419,7 @@ def message_create_lead(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     message = _get_message_for_user(request, pk)
     form, data = _form_from_post(request.POST)
     try:
+        _refuse_unstorable_text(form)
         lead = services.lead_create_by_hand(message=message, user=request.user, data=data)
     except ApplicationError as error:
         form = _form_with_error(form, data, error)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
-import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -20,12 +19,14 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
+from core.input import InputError, datetime_problem, json_parse, text_problem
 from crm.models import InboundMessage
 from crm.services import Inbound, inbound_store
 
 MAX_TEXT_CHARS = 100_000
 MAX_FIELD_CHARS = 254
 FORM_FIELDS = {"name": "Name", "phone": "Phone", "email": "E-mail"}
+FORM_IDS = ("form", "form_id")
 
 
 def _error(code: str, message: str, fields: dict[str, str] | None = None, status: int = 400):
@@ -79,13 +80,20 @@ def form_submit(request: HttpRequest) -> JsonResponse:
     if not _same(settings.CRM_FORM_TOKEN, token):
         return _error("forbidden", "The form token is missing or wrong.", status=403)
     fields: dict[str, str] = {}
-    text = request.POST.get("message", "").strip()
+    # A NUL in the message is dropped, as in every text column; in a name, a contact or an
+    # id it is refused (dropped, it could make two ids one).
+    text = request.POST.get("message", "").replace("\x00", "").strip()
     if len(text) > MAX_TEXT_CHARS:
         fields["message"] = f"at most {MAX_TEXT_CHARS} characters"
     values = {name: request.POST.get(name, "").strip() for name in FORM_FIELDS}
     for name, value in values.items():
         if len(value) > MAX_FIELD_CHARS:
             fields[name] = f"at most {MAX_FIELD_CHARS} characters"
+    given = {"message": text, **values, **{n: request.POST.get(n, "") for n in FORM_IDS}}
+    for name, value in given.items():
+        problem = text_problem(value)
+        if problem:
+            fields[name] = problem
     if not fields and not text and not values["phone"] and not values["email"]:
         fields["message"] = "write a message or leave a phone or an e-mail"
     if fields:
@@ -120,11 +128,13 @@ def _signature_ok(request: HttpRequest) -> bool:
 
 def _messenger_payload(body: bytes) -> tuple[dict[str, Any], dict[str, str]]:
     try:
-        payload = json.loads(body.decode("utf-8"))
-    except UnicodeDecodeError:
-        return {}, {"$": "the body is not UTF-8"}
-    except json.JSONDecodeError as error:
-        return {}, {"$": f"the body is not JSON: {error.msg} at {error.pos}"}
+        payload = json_parse(
+            body,
+            max_depth=settings.INPUT_JSON_MAX_DEPTH,
+            max_int_digits=settings.INPUT_JSON_MAX_INT_DIGITS,
+        )
+    except InputError as error:
+        return {}, {error.path: error.message}
     if not isinstance(payload, dict):
         return {}, {"$": "expected a JSON object"}
     fields: dict[str, str] = {}
@@ -132,18 +142,36 @@ def _messenger_payload(body: bytes) -> tuple[dict[str, Any], dict[str, str]]:
         if not isinstance(payload.get(name), str):
             fields[name] = "required, a string"
     if not fields:
+        # A NUL in the text is dropped, as in every text column; in a name or an id, where
+        # dropping it could make two ids one, it is refused.
+        payload["text"] = payload["text"].replace("\x00", "")
+        for name in ("sender", "text", "channel", "external_id", "sender_name"):
+            problem = text_problem(str(payload.get(name) or ""))
+            if problem:
+                fields[name] = problem
+    if not fields:
         if not payload["external_id"].strip():
             fields["external_id"] = "must not be empty"
         if len(payload["text"]) > MAX_TEXT_CHARS:
             fields["text"] = f"at most {MAX_TEXT_CHARS} characters"
     sent_at = payload.get("sent_at")
     if sent_at is not None:
-        try:
-            parsed = datetime.fromisoformat(str(sent_at))
-            payload["sent_at"] = parsed if parsed.tzinfo else timezone.make_aware(parsed)
-        except ValueError:
-            fields["sent_at"] = "an ISO 8601 date-time"
+        payload["sent_at"], problem = _sent_at(sent_at)
+        if problem:
+            fields["sent_at"] = problem
     return payload, fields
+
+
+def _sent_at(value: Any) -> tuple[datetime | None, str]:
+    """The messenger's time of a message, or why it cannot be the message's time."""
+    try:
+        parsed = datetime.fromisoformat(str(value))
+    except ValueError:
+        return None, "an ISO 8601 date-time"
+    if parsed.tzinfo is None:
+        parsed = timezone.make_aware(parsed)
+    problem = datetime_problem(parsed)
+    return (None, f"an ISO 8601 date-time; this one is {problem}") if problem else (parsed, "")
 
 
 @csrf_exempt

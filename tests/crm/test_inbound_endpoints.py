@@ -187,3 +187,82 @@ def test_a_body_over_the_upload_limit_gets_a_clear_error(csrf_client, settings):
     assert many.status_code == 413
     assert "over 5 fields" in many.json()["error"]["message"]
     assert not InboundMessage.objects.exists()
+
+
+# --- hostile input: a clear 400 in the error shape, never a 500, nothing stored ----------
+
+_VALID = {"sender": "@ivan", "text": "Куплю седан", "channel": "telegram", "external_id": "77"}
+
+
+def _json(**changes) -> bytes:
+    return json.dumps({**_VALID, **changes}).encode()
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "words"),
+    [
+        (_json(sent_at="9999-12-31T23:59:59-14:00"), "sent_at", "out of range"),
+        (_json(sent_at="0001-01-01T00:00:00+14:00"), "sent_at", "out of range"),
+        (_json(sent_at="1969-12-31T23:59:59+00:00"), "sent_at", "before 1970"),
+        (b"[" * 10_000 + b"]" * 10_000, "$", "deeper than 32"),
+        (b'{"sender": "a", "text": "b", "channel": "c", "external_id": ' + b"9" * 5000 + b"}",
+         "$", "more than 50 digits"),
+        (_json(text="hi \ud800 there"), "text", "lone surrogate"),
+        (_json(sender="\udfff"), "sender", "lone surrogate"),
+        (_json(channel="tele\udc00gram"), "channel", "lone surrogate"),
+        (_json(sender="@iv\x00an"), "sender", "NUL"),
+        (_json(external_id="77\x00"), "external_id", "NUL"),
+        (_json(sender_name="Ив\x00ан"), "sender_name", "NUL"),
+        (b'{"sender": "a", "text": "b", "channel": "c", "external_id": "d", "x": NaN}',
+         "$", "NaN"),
+    ],
+)  # fmt: skip
+def test_hostile_messenger_input_is_refused_with_the_error_shape(csrf_client, body, field, words):
+    response = _webhook(csrf_client, body, _signed(body))
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid"
+    assert words in error["fields"][field]
+    assert not InboundMessage.objects.exists()
+
+
+def test_a_nul_in_the_messenger_text_is_dropped_and_the_rest_kept(
+    csrf_client, django_capture_on_commit_callbacks
+):
+    body = _json(text="Куплю\x00 седан", sent_at="2025-06-03T10:15:00+03:00")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _webhook(csrf_client, body, _signed(body))
+    assert response.status_code == 202
+    message = InboundMessage.objects.get()
+    assert message.body_text == "Куплю седан"
+    assert message.received_at.isoformat() == "2025-06-03T07:15:00+00:00"
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"message": "hi", "name": "Ол\x00ьга"}, "name"),
+        ({"message": "hi", "phone": "+7 916\x00"}, "phone"),
+        ({"message": "hi", "email": "olga\x00@example.ru"}, "email"),
+        ({"message": "hi", "form_id": "site\x00-1"}, "form_id"),
+        ({"message": "hi", "form": "\x00"}, "form"),
+    ],
+)
+def test_a_nul_in_a_form_field_is_refused_with_the_error_shape(csrf_client, data, field):
+    response = csrf_client.post(reverse("crm:inbound_form"), {**data, "token": FORM_TOKEN})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert (error["code"], error["fields"][field]) == ("invalid", "must not contain NUL characters")
+    assert not InboundMessage.objects.exists()
+
+
+def test_a_nul_in_the_form_message_is_dropped_and_the_rest_kept(
+    csrf_client, django_capture_on_commit_callbacks
+):
+    response = _post_form(
+        csrf_client, django_capture_on_commit_callbacks, token=FORM_TOKEN,
+        message="Куплю\x00 седан", name="Ольга",
+    )  # fmt: skip
+    assert response.status_code == 202
+    message = InboundMessage.objects.get()
+    assert (message.body_text, message.sender_name) == ("Куплю седан\n\nName: Ольга", "Ольга")

@@ -454,6 +454,23 @@ def test_dates_without_a_zone_are_utc_and_broken_dates_are_none():
 
 
 @pytest.mark.parametrize(
+    "date",
+    [b"Fri, 31 Dec 9999 23:59:59 -1400", b"Wed, 01 Jan 3000 00:00:00 +0000",
+     b"Wed, 31 Dec 1969 23:59:59 +0000"],
+)  # fmt: skip
+def test_a_date_out_of_range_is_unknown_and_the_rest_of_the_mail_is_kept(date):
+    raw = raw_mail("Куплю седан".encode()).replace(b"Tue, 03 Jun 2025 10:15:00 +0300", date)
+    parsed = mail_parse(raw)
+    assert parsed.sent_at is None
+    assert (parsed.sender_email, parsed.subject, parsed.body_text) == (
+        "anna@example.ru",
+        "Lead",
+        "Куплю седан",
+    )
+    assert any("Date header" in note and "out of range" in note for note in parsed.charset_notes)
+
+
+@pytest.mark.parametrize(
     ("header", "name", "address"),
     [
         (b"From: ANNA@Example.RU", "", "anna@example.ru"),

@@ -510,3 +510,16 @@ def test_hostile_html_in_a_message_is_shown_as_text_on_every_page(manager_client
             "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;"
             in manager_client.get(url).content.decode()
         ), url
+
+
+@pytest.mark.parametrize("field", ["client_name", "product_class", "summary", "phones"])
+def test_a_nul_typed_into_the_card_is_an_error_at_its_field(manager_client, receive, field):
+    message = receive(GREETING)
+    data = {**CARD, field: "Ан\x00на"}
+    response = manager_client.post(reverse("crm:message_create_lead", args=[message.pk]), data)
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "must not contain NUL characters" in html
+    assert not Lead.objects.exists()
+    message.refresh_from_db()
+    assert message.status == Status.HUMAN

@@ -1,0 +1,49 @@
+"""Refuses a request whose URL holds text no view can look a thing up by: a NUL character
+in the path or the query string (no PostgreSQL text holds one), answered 400 before any view
+or the database sees it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.core.exceptions import BadRequest
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import bad_request
+
+from core.input import text_problem
+
+# Paths whose callers read JSON errors: the API and CRM's inbound endpoints.
+JSON_PATH_PREFIXES = ("/api/", "/crm/inbound/")
+
+
+def _url_problem(request: HttpRequest) -> tuple[str, str]:
+    """(where, why) of the first part of the URL that cannot be used, or ("", "")."""
+    problem = text_problem(request.path_info)
+    if problem:
+        return "$path", problem
+    for name, values in request.GET.lists():
+        for text in (name, *values):
+            problem = text_problem(text)
+            if problem:
+                return _quoted(name), problem
+    return "", ""
+
+
+def _quoted(name: str) -> str:
+    """A parameter's name as an error may quote it."""
+    return name.replace("\x00", "\\x00")
+
+
+class UrlTextMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        where, problem = _url_problem(request)
+        if not problem:
+            return self.get_response(request)
+        message = f"The URL is not valid: {'its path' if where == '$path' else where} {problem}."
+        if request.path_info.startswith(JSON_PATH_PREFIXES):
+            error = {"code": "invalid", "message": message, "fields": {where: problem}}
+            return JsonResponse({"error": error}, status=400)
+        return bad_request(request, BadRequest(message))
