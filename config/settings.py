@@ -236,6 +236,9 @@ CRM_MAX_TOKENS = env_int("CRM_MAX_TOKENS", 400)
 CRM_FORM_TOKEN = env_str("CRM_FORM_TOKEN", "")
 # The HMAC-SHA256 key of the messenger webhook's X-Signature (empty: the webhook is closed).
 CRM_MESSENGER_SECRET = env_str("CRM_MESSENGER_SECRET", "")
+# Readings of one message that may fail (or be lost with their worker) before it becomes a
+# dead letter instead of being tried again on every sweep.
+CRM_MESSAGE_MAX_ATTEMPTS = env_int("CRM_MESSAGE_MAX_ATTEMPTS", 3)
 # JSON bodies (the API, the messenger webhook) nested deeper than this, or with an integer
 # of more digits, are refused with 400 (core.input.json_parse).
 INPUT_JSON_MAX_DEPTH = env_int("INPUT_JSON_MAX_DEPTH", 32)

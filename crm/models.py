@@ -113,6 +113,9 @@ class InboundMessage(models.Model):
         max_length=13, choices=Status.choices, default=Status.RECEIVED, db_index=True
     )
     claimed_at = models.DateTimeField(null=True, blank=True)
+    # Claims for reading since it was stored (or replayed): past CRM_MESSAGE_MAX_ATTEMPTS it
+    # is dead-lettered instead of being read again.
+    attempts = models.PositiveSmallIntegerField(default=0)
     processed_at = models.DateTimeField(null=True, blank=True)
     # Why a person must read it (the human queue), or what was cut before the model saw it.
     human_reason = models.CharField(max_length=300, blank=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from briefing.errors import ApplicationError
@@ -30,12 +31,15 @@ from crm.card import (
     model_input,
 )
 from crm.models import InboundMessage, Lead, LeadContact
+from dlq.models import DeadLetter
 from dlq.services import structured_run
 from llmkit.extract import find_deadlines, find_emails, find_money, find_phones, normalise_email
 from llmkit.language import detect_language
-from llmkit.parse import parse
+from llmkit.parse import FieldError, parse
 from llmkit.structured import StructuredResult
-from webhooks.events import lead_created_emit
+from webhooks.events import dead_letter_created_emit, lead_created_emit
+
+logger = logging.getLogger(__name__)
 
 SOURCE_KIND = "inbound_message"
 LANGUAGES = ("ru", "uk", "en")
@@ -146,18 +150,28 @@ def inbound_store(inbound: Inbound) -> tuple[InboundMessage, bool]:
 # --- reading ---------------------------------------------------------------------------------
 
 
-def _claim(message_id: int, *, statuses: list[str]) -> InboundMessage | None:
+def _claim_row(
+    message_id: int, *, statuses: list[str], restart: bool = False
+) -> datetime.datetime | None:
     """Claim a message for reading with one conditional UPDATE: read by one worker even if
-    the task runs twice. A claim older than the lease (a worker that died) is taken over."""
+    the task runs twice. A claim older than the lease (a worker that died) is taken over.
+    Returns the claim's time (what the outcome is written under), None when not claimed.
+    Each claim counts an attempt; `restart` (a person's replay) counts from one again."""
     now = timezone.now()
     stale = now - datetime.timedelta(seconds=settings.CRM_MESSAGE_LEASE_S)
     claimable = Q(status__in=statuses) | Q(
         status=InboundMessage.Status.PROCESSING, claimed_at__lt=stale
     )
     claimed = InboundMessage.objects.filter(claimable, pk=message_id).update(
-        status=InboundMessage.Status.PROCESSING, claimed_at=now
+        status=InboundMessage.Status.PROCESSING,
+        claimed_at=now,
+        attempts=1 if restart else F("attempts") + 1,
     )
-    if not claimed:
+    return now if claimed else None
+
+
+def _claim(message_id: int, *, statuses: list[str], restart: bool = False) -> InboundMessage | None:
+    if _claim_row(message_id, statuses=statuses, restart=restart) is None:
         return None
     return InboundMessage.objects.get(pk=message_id)
 
@@ -248,23 +262,84 @@ def _finish(message: InboundMessage, **fields: Any) -> None:
 
 
 def inbound_process(message_id: int) -> InboundMessage | None:
-    """Read one stored message (the worker's task). A message already read is left alone."""
-    message = _claim(message_id, statuses=[InboundMessage.Status.RECEIVED])
-    if message is None:
+    """Read one stored message (the worker's task). A message already read is left alone.
+    A reading that raises is tried again by the sweep, CRM_MESSAGE_MAX_ATTEMPTS times in
+    all (claims lost with their worker count too); then the message is a dead letter, not
+    a failure on every sweep."""
+    claimed_at = _claim_row(message_id, statuses=[InboundMessage.Status.RECEIVED])
+    if claimed_at is None:
         return None
-    _, note = model_input(message.body_text, limit=settings.CRM_MODEL_INPUT_CHARS)
     try:
-        reason = _nothing_to_read(message)
-        if reason:
-            with transaction.atomic():
-                _finish(message, status=InboundMessage.Status.HUMAN, human_reason=reason)
+        message = InboundMessage.objects.get(pk=message_id)
+        if message.attempts > settings.CRM_MESSAGE_MAX_ATTEMPTS:
+            lost = message.attempts - 1
+            reason = f"its reading was lost {lost} times (a worker died or ran out of time)"
+            if not _give_up(message_id, claimed_at=claimed_at, reason=reason):
+                return None
+            message.status = InboundMessage.Status.DEAD_LETTERED
             return message
-        result, _ = _read(message)
-        with transaction.atomic():
-            _settle(message, result, note=note)
+        return _process(message)
     except _ClaimLost:  # another worker took the message over; its result stands
         return None
+    except Exception as error:
+        if not _reading_failed(message_id, claimed_at=claimed_at, error=error):
+            raise
+        logger.exception("inbound message %s dead-lettered: its reading keeps failing", message_id)
+        return None
+
+
+def _process(message: InboundMessage) -> InboundMessage:
+    _, note = model_input(message.body_text, limit=settings.CRM_MODEL_INPUT_CHARS)
+    reason = _nothing_to_read(message)
+    if reason:
+        with transaction.atomic():
+            _finish(message, status=InboundMessage.Status.HUMAN, human_reason=reason)
+        return message
+    result, _ = _read(message)
+    with transaction.atomic():
+        _settle(message, result, note=note)
     return message
+
+
+def _reading_failed(message_id: int, *, claimed_at: datetime.datetime, error: Exception) -> bool:
+    """After a reading that raised: on its last attempt the message becomes a dead letter
+    (True); before, the claim is given back so that the sweep queues it again (False)."""
+    mine = InboundMessage.objects.filter(
+        pk=message_id, status=InboundMessage.Status.PROCESSING, claimed_at=claimed_at
+    )
+    attempts = mine.values_list("attempts", flat=True).first()
+    if attempts is None:  # another worker has taken it over meanwhile
+        return False
+    if attempts < settings.CRM_MESSAGE_MAX_ATTEMPTS:
+        mine.update(status=InboundMessage.Status.RECEIVED, claimed_at=None)
+        return False
+    reason = f"its reading failed {attempts} times; the last time: {type(error).__name__}: {error}"
+    return _give_up(message_id, claimed_at=claimed_at, reason=reason[:1000])
+
+
+def _give_up(message_id: int, *, claimed_at: datetime.datetime, reason: str) -> bool:
+    """Dead-letter a message whose reading keeps failing, while the claim is still this
+    worker's. Its row is not loaded whole: a broken value in it may be why it fails."""
+    error = FieldError(path="$", kind="processing_failed", message=reason)
+    with transaction.atomic():
+        done = InboundMessage.objects.filter(
+            pk=message_id, status=InboundMessage.Status.PROCESSING, claimed_at=claimed_at
+        ).update(status=InboundMessage.Status.DEAD_LETTERED, processed_at=timezone.now())
+        if not done:
+            return False
+        body = InboundMessage.objects.filter(pk=message_id).values_list("body_text", flat=True)
+        letter = DeadLetter(
+            source_kind=SOURCE_KIND,
+            source_id=str(message_id),
+            schema_name=LeadCard.__name__,
+            raw_input=body.first() or "",
+            errors=[error.as_dict()],
+            error_signature=error.signature,
+        )
+        letter.full_clean(exclude=["call"], validate_constraints=False)  # no model call
+        letter.save()
+        dead_letter_created_emit(letter)
+    return True
 
 
 def _settle(message: InboundMessage, result: StructuredResult, *, note: str) -> None:
@@ -480,7 +555,7 @@ def message_answer_apply(*, message: InboundMessage, card: LeadCard) -> Lead | N
 def message_replay(*, message: InboundMessage, settle: Callable[[Any, bool], None]) -> None:
     """Read a dead-lettered message again with today's prompt and providers; `settle(call,
     ok)` runs in the transaction that writes the outcome."""
-    claimed = _claim(message.pk, statuses=[InboundMessage.Status.DEAD_LETTERED])
+    claimed = _claim(message.pk, statuses=[InboundMessage.Status.DEAD_LETTERED], restart=True)
     if claimed is None:
         raise ApplicationError("this message is not dead-lettered any more: nothing to replay")
     result, record = _read(claimed)
