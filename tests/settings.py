@@ -20,3 +20,6 @@ REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"api": "100000/mi
 # The client chat's rate limits likewise (tests/briefing/test_views_client.py and
 # tests/api/test_messages.py set their own).
 CLIENT_CHAT_RATE_PER_LINK = CLIENT_CHAT_RATE_PER_IP = ["100000/min"]
+# The test client's login() authenticates without a request, which the lockout needs: it
+# is off here and on in tests/test_login_throttling.py.
+AXES_ENABLED = False
