@@ -1,11 +1,11 @@
 """From a prompt to a validated object: one call, the parse pipeline, at most ONE retry with
-field-level feedback at temperature 0, otherwise a failure that carries everything a dead
-letter needs."""
+field-level feedback at temperature 0, all within one time budget, otherwise a failure that
+carries everything a dead letter needs."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -181,6 +181,7 @@ def _attempt(
     max_tokens: int,
     send_schema: bool,
     stream: bool,
+    timeout: float | None,
     validators: Iterable[SemanticValidator],
     context: Mapping[str, Any] | None,
 ) -> Attempt:
@@ -192,6 +193,7 @@ def _attempt(
             max_tokens=max_tokens,
             schema=target.json_schema if send_schema else None,
             stream=stream,
+            timeout=timeout,
         )
     except ProviderError as error:
         attempt.provider_error = error
@@ -212,22 +214,32 @@ def run_structured(
     max_tokens: int = 1024,
     send_schema: bool = True,
     stream: bool = False,
+    budget_s: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> StructuredResult:
     """Ask for a structured answer; retry at most once, and only for an answer that came
     back but did not parse or validate (an unreachable provider chain is not retried here:
-    the failover chain has already tried every provider)."""
+    the failover chain has already tried every provider).
+
+    `budget_s` is the whole call's time: the first request (every provider a failover chain
+    tries) and the retry share it, each request getting what is left as its `timeout`. A
+    retry with nothing left is still sent with timeout 0: a chain then skips its providers
+    that need time and lets only the instant ones (the rules agent) answer."""
     target = as_target(target)
     validators = tuple(validators)
     result = StructuredResult(schema_name=target.name, messages=list(messages))
-    started = time.monotonic()
-    common = {
-        "max_tokens": max_tokens,
-        "send_schema": send_schema,
-        "stream": stream,
-        "validators": validators,
-        "context": context,
-    }
-    first = _attempt(provider, messages, target, temperature=temperature, **common)
+    started = clock()
+    deadline = None if budget_s is None else started + budget_s
+
+    def attempt(attempt_messages: Sequence[Message], temperature: float) -> Attempt:
+        timeout = None if deadline is None else max(deadline - clock(), 0.0)
+        return _attempt(
+            provider, attempt_messages, target, temperature=temperature, max_tokens=max_tokens,
+            send_schema=send_schema, stream=stream, timeout=timeout, validators=validators,
+            context=context,
+        )  # fmt: skip
+
+    first = attempt(messages, temperature)
     result.attempts.append(first)
     if first.outcome is not None and not first.outcome.ok:
         retry_messages = [
@@ -235,8 +247,6 @@ def run_structured(
             Message("assistant", first.completion.text),
             Message("user", feedback_message(first.outcome.errors, language)),
         ]
-        result.attempts.append(
-            _attempt(provider, retry_messages, target, temperature=RETRY_TEMPERATURE, **common)
-        )
-    result.latency_s = time.monotonic() - started
+        result.attempts.append(attempt(retry_messages, RETRY_TEMPERATURE))
+    result.latency_s = clock() - started
     return result

@@ -1,10 +1,15 @@
-"""One call, the pipeline, at most ONE retry at temperature 0, otherwise a full failure record."""
+"""One call, the pipeline, at most ONE retry at temperature 0, all within one time budget,
+otherwise a full failure record."""
 
 import json
+import time
 
+from llmkit.failover import FailoverChain
+from llmkit.providers.openai_compat import OpenAICompatProvider
 from llmkit.structured import feedback_message, run_structured
 from llmkit.types import Completion, Message, ProviderError, Usage
 from tests.llmkit.schemas import LeadCard
+from tests.llmkit.wire_servers import JsonReply, SlowReply, WireServer, openai_completion
 
 GOOD = json.dumps({"client_intent": "purchase", "budget_rub": 500000})
 BROKEN = '{"client_intent": "purchase", "budget_rub": "ask my wife"}'
@@ -16,15 +21,20 @@ class ScriptedProvider:
     name = "scripted"
     model = "script-1"
 
-    def __init__(self, *answers):
+    def __init__(self, *answers, clock=None, cost_s=0.0):
         self.answers = list(answers)
         self.requests = []
+        self.clock = clock
+        self.cost_s = cost_s
 
     def chat(self, messages, *, temperature=0.3, max_tokens=1024, schema=None, stream=False,
              timeout=None):  # fmt: skip
         self.requests.append(
-            {"messages": list(messages), "temperature": temperature, "schema": schema}
-        )
+            {"messages": list(messages), "temperature": temperature, "schema": schema,
+             "stream": stream, "timeout": timeout}
+        )  # fmt: skip
+        if self.clock is not None:
+            self.clock.now += self.cost_s
         answer = self.answers.pop(0)
         if isinstance(answer, Exception):
             raise answer
@@ -96,3 +106,69 @@ def test_feedback_is_english_for_other_languages_and_quotes_are_capped():
     assert message.startswith("Your previous answer could not be accepted")
     assert "field summary: too long" in message
     assert len(message) < 400
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 500.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_retry_gets_only_what_the_first_request_left_of_the_budget():
+    clock = Clock()
+    provider = ScriptedProvider(BROKEN, GOOD, clock=clock, cost_s=35.0)
+    result = run_structured(provider, PROMPT, LeadCard, budget_s=100.0, clock=clock, stream=True)
+    assert result.ok
+    assert [r["timeout"] for r in provider.requests] == [100.0, 65.0]
+    assert all(r["stream"] for r in provider.requests)
+    assert result.latency_s == 70.0
+
+
+def test_a_retry_with_the_budget_spent_is_sent_with_no_time_at_all():
+    clock = Clock()
+    provider = ScriptedProvider(BROKEN, GOOD, clock=clock, cost_s=120.0)
+    run_structured(provider, PROMPT, LeadCard, budget_s=100.0, clock=clock)
+    # A chain skips every provider that needs time and lets the rules agent answer.
+    assert [r["timeout"] for r in provider.requests] == [100.0, 0.0]
+
+
+def test_without_a_budget_each_request_is_left_to_the_provider():
+    provider = ScriptedProvider(BROKEN, GOOD)
+    run_structured(provider, PROMPT, LeadCard)
+    assert [r["timeout"] for r in provider.requests] == [None, None]
+
+
+def test_two_slow_providers_and_the_retry_finish_within_one_budget():
+    """Over HTTP: the first provider fails slowly, the second answers slowly with a broken
+    answer, and the retry gets only the rest of the call's budget. Per request, the call
+    would take twice as long."""
+    path = "/v1/chat/completions"
+    budget_s, delay_s = 2.0, 0.8
+    with WireServer() as first, WireServer() as second:
+        first.route(path, SlowReply(delay_s, JsonReply({"error": "overloaded"}, status=503)))
+        second.route(path, SlowReply(delay_s, JsonReply(openai_completion(BROKEN))))
+        chain = FailoverChain(
+            [
+                OpenAICompatProvider(first.url("/v1"), model="a", name="first"),
+                OpenAICompatProvider(second.url("/v1"), model="b", name="second"),
+            ],
+            budget_s=100.0,
+        )
+        started = time.monotonic()
+        result = run_structured(chain, PROMPT, LeadCard, budget_s=budget_s)
+        elapsed = time.monotonic() - started
+        first_requests, second_requests = len(first.requests), len(second.requests)
+    assert elapsed < budget_s + 0.5
+    assert result.retry_used
+    assert result.raw_responses == [BROKEN]
+    # The retry reached the first provider, timed out there, and the second was skipped.
+    assert (first_requests, second_requests) == (2, 1)
+    error = result.final.provider_error
+    assert error is not None
+    assert error.kind == "timeout"
+    assert [(a.provider, a.error_kind) for a in chain.last_attempts] == [
+        ("first", "timeout"),
+        ("second", "timeout"),
+    ]
