@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from llmkit.prompt import stable_json
 from llmkit.types import Completion, Message, Provider, ProviderError, ProviderErrorKind
 
 BreakerState = Literal["closed", "open", "half_open"]
@@ -15,6 +16,23 @@ BreakerState = Literal["closed", "open", "half_open"]
 # Errors that say something about one request, not about the provider's health: they must
 # not open the breaker (a big schema rejected for one stage says nothing about the next).
 _REQUEST_SPECIFIC_KINDS: frozenset[str] = frozenset({"schema_rejected", "client"})
+
+
+SCHEMA_IN_PROMPT_NOTE = "schema in the prompt only"
+
+
+def schema_in_prompt(messages: Sequence[Message], schema: dict) -> list[Message]:
+    """The messages with the JSON schema written into the system message, for asking again
+    without the native schema parameter. Unchanged when a message already quotes it (the
+    stage and lead prompts carry their schema, rendered by the same stable_json)."""
+    schema_text = stable_json(schema)
+    if any(schema_text in message.content for message in messages):
+        return list(messages)
+    block = f"Answer with ONE JSON object that follows this JSON schema: {schema_text}"
+    if messages and messages[0].role == "system":
+        first = messages[0]
+        return [Message("system", f"{first.content}\n\n{block}"), *messages[1:]]
+    return [Message("system", block), *messages]
 
 
 class CircuitBreaker:
@@ -109,10 +127,12 @@ class FailoverChain:
     """A Provider that asks its providers in order and returns the first answer.
 
     Every ProviderError kind moves on to the next provider. A 429 with a Retry-After that
-    fits in what is left of the budget is waited out and the same provider retried once.
-    Each provider gets the rest of the budget as its `timeout`; once the budget is spent the
-    remaining providers are skipped, except those declaring `needs_budget = False` (the rules
-    agent answers in microseconds, and is what keeps a briefing from stalling).
+    fits in what is left of the budget is waited out and the same provider retried once. A
+    provider that rejects the native JSON schema is asked once more, in the same call, with
+    the schema in the prompt only, before the chain moves on. Each request gets the rest of
+    the budget as its `timeout`; once the budget is spent the remaining providers are
+    skipped, except those declaring `needs_budget = False` (the rules agent answers in
+    microseconds, and is what keeps a briefing from stalling).
     """
 
     name = "chain"
@@ -180,22 +200,26 @@ class FailoverChain:
                 )
                 continue
             retried = False
+            asked, native_schema = messages, schema
             while True:
                 started = self._clock()
                 try:
                     completion = provider.chat(
-                        messages,
+                        asked,
                         temperature=temperature,
                         max_tokens=max_tokens,
-                        schema=schema,
+                        schema=native_schema,
                         stream=stream,
                         timeout=max(remaining, 0.0),
                     )
                 except ProviderError as error:
                     latency = self._clock() - started
                     last_error = error
+                    detail = error.message
+                    if native_schema is None and schema is not None:
+                        detail = f"{SCHEMA_IN_PROMPT_NOTE}: {detail}"
                     attempts.append(
-                        Attempt(provider.name, error.kind, latency, error.message, error.status)
+                        Attempt(provider.name, error.kind, latency, detail, error.status)
                     )
                     remaining = deadline - self._clock()
                     wait = error.retry_after
@@ -209,6 +233,15 @@ class FailoverChain:
                         retried = True
                         remaining = deadline - self._clock()
                         continue
+                    if (
+                        error.kind == "schema_rejected"
+                        and native_schema is not None
+                        and (remaining > 0 or not getattr(provider, "needs_budget", True))
+                    ):
+                        # The schema is what it refused, not the request: the same provider
+                        # can still answer with the schema written into the prompt.
+                        asked, native_schema = schema_in_prompt(messages, schema), None
+                        continue
                     if error.kind in _REQUEST_SPECIFIC_KINDS:
                         # It answered, so it is alive: a half-open trial must not stay stuck.
                         breaker.record_success()
@@ -217,7 +250,8 @@ class FailoverChain:
                     break
                 else:
                     breaker.record_success()
-                    attempts.append(Attempt(provider.name, None, self._clock() - started))
+                    detail = SCHEMA_IN_PROMPT_NOTE if native_schema is None and schema else ""
+                    attempts.append(Attempt(provider.name, None, self._clock() - started, detail))
                     return completion
 
         summary = "; ".join(f"{a.provider}: {a.error_kind}" for a in attempts)

@@ -9,7 +9,8 @@ from typing import get_args
 
 import pytest
 
-from llmkit.failover import CircuitBreaker, FailoverChain, FailoverExhausted
+from llmkit.failover import CircuitBreaker, FailoverChain, FailoverExhausted, schema_in_prompt
+from llmkit.prompt import stable_json
 from llmkit.providers.gigachat import GigaChatProvider
 from llmkit.providers.openai_compat import OpenAICompatProvider
 from llmkit.providers.yandex import YandexGPTProvider
@@ -55,6 +56,7 @@ class ScriptedProvider:
         self.clock = clock
         self.cost_s = cost_s
         self.timeouts: list[float | None] = []
+        self.asked: list[tuple[list[Message], dict | None]] = []
 
     @property
     def calls(self) -> int:
@@ -63,6 +65,7 @@ class ScriptedProvider:
     def chat(self, messages, *, temperature=0.3, max_tokens=1024, schema=None, stream=False,
              timeout=None) -> Completion:  # fmt: skip
         self.timeouts.append(timeout)
+        self.asked.append((list(messages), schema))
         if self.clock is not None:
             self.clock.advance(self.cost_s)
         outcome = self.outcomes.popleft() if len(self.outcomes) > 1 else self.outcomes[0]
@@ -326,6 +329,66 @@ def test_request_specific_errors_do_not_open_the_breaker():
     assert breakers[0].state == "closed"
 
 
+SCHEMA = {
+    "title": "Answer",
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}},
+    "required": ["ok"],
+}
+PROMPT = [Message("system", "You answer in JSON."), Message("user", "Is it ok?")]
+
+
+def test_a_rejected_schema_is_asked_again_in_the_prompt_before_failing_over():
+    clock = FakeClock()
+    picky = ScriptedProvider(
+        "gigachat", fail("schema_rejected", status=422), '{"ok": true}', clock=clock, cost_s=2
+    )
+    backup = ScriptedProvider("rules", "backup")
+    chain = make_chain(picky, backup, clock=clock, budget_s=100)
+
+    completion = chain.chat(PROMPT, schema=SCHEMA)
+
+    assert completion.provider == "gigachat"
+    assert backup.calls == 0
+    (native_messages, native_schema), (again_messages, again_schema) = picky.asked
+    assert (native_messages, native_schema) == (PROMPT, SCHEMA)
+    assert again_schema is None
+    assert again_messages[0].content == (
+        "You answer in JSON.\n\nAnswer with ONE JSON object that follows this JSON schema: "
+        + stable_json(SCHEMA)
+    )
+    assert again_messages[1:] == PROMPT[1:]
+    assert picky.timeouts == [100, 98]  # the same call, the same budget
+    assert [(a.provider, a.error_kind, a.detail) for a in chain.last_attempts] == [
+        ("gigachat", "schema_rejected", "schema_rejected happened"),
+        ("gigachat", None, "schema in the prompt only"),
+    ]
+
+
+def test_a_provider_failing_with_the_schema_in_the_prompt_too_is_left_for_the_next():
+    clock = FakeClock()
+    picky = ScriptedProvider("gigachat", fail("schema_rejected"), fail("server"))
+    backup = ScriptedProvider("yandex", "backup")
+    breakers = [CircuitBreaker(1, 30, clock=clock), CircuitBreaker(1, 30, clock=clock)]
+    chain = make_chain(picky, backup, clock=clock, breakers=breakers)
+
+    assert chain.chat(PROMPT, schema=SCHEMA).provider == "yandex"
+    assert picky.calls == 2  # asked once natively, once with the schema in the prompt
+    assert [(a.provider, a.error_kind) for a in chain.last_attempts] == [
+        ("gigachat", "schema_rejected"),
+        ("gigachat", "server"),
+        ("yandex", None),
+    ]
+    assert breakers[0].state == "open"  # the provider itself failed the second time
+
+
+def test_a_schema_the_prompt_already_quotes_is_not_written_twice():
+    quoting = [Message("system", f"Response JSON schema: {stable_json(SCHEMA)}"), PROMPT[1]]
+    assert schema_in_prompt(quoting, SCHEMA) == quoting
+    bare = [Message("user", "Is it ok?")]
+    assert [m.role for m in schema_in_prompt(bare, SCHEMA)] == ["system", "user"]
+
+
 def test_last_attempts_belong_to_the_calling_thread():
     clock = FakeClock()
     chain = make_chain(
@@ -401,3 +464,26 @@ def test_chain_over_http_stops_when_a_hung_provider_spends_the_budget(server):
     assert time.monotonic() - started < 2
     assert caught.value.kind == "timeout"
     assert server.requests_to("/ok/chat/completions") == []
+
+
+def test_chain_over_http_asks_a_schema_rejecting_server_again_without_response_format(server):
+    path = "/v1/chat/completions"
+    rejection = {
+        "error": {
+            "message": "Invalid schema for response_format 'Answer': too many properties",
+            "type": "invalid_request_error",
+        }
+    }
+    server.route(path, JsonReply(rejection, status=400), JsonReply(openai_completion('{"ok": 1}')))
+    backup = ScriptedProvider("rules", "backup")
+    chain = FailoverChain([OpenAICompatProvider(server.url("/v1"), model="m"), backup], budget_s=10)
+
+    completion = chain.chat(PROMPT, schema=SCHEMA)
+
+    assert (completion.provider, completion.text) == ("openai", '{"ok": 1}')
+    assert backup.calls == 0
+    native, again = (request.json() for request in server.requests_to(path))
+    assert native["response_format"]["json_schema"]["schema"] == SCHEMA
+    assert "response_format" not in again
+    assert stable_json(SCHEMA) in again["messages"][0]["content"]
+    assert [a.error_kind for a in chain.last_attempts] == ["schema_rejected", None]
