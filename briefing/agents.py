@@ -36,6 +36,8 @@ class StageCall:
     asked_field: str | None = None
     # Everything the client wrote so far; a callable, read only when an answer holds a number.
     client_texts: Callable[[], Sequence[str]] = tuple  # type: ignore[assignment]
+    # Earlier turns of this stage cut from `turns` (the prompt says how many).
+    omitted_turns: int = 0
 
 
 # "500000", "500 000", "1 500 000" written by a person: one number each.
@@ -114,9 +116,10 @@ def _numbers_said_validator(call: StageCall):
 
 
 def stage_agent_run(
-    call: StageCall, *, source_id: str, raw_input: str
+    call: StageCall, *, source_id: str, raw_input: str, budget_s: float | None = None
 ) -> tuple[StructuredResult, StructuredCall]:
-    """One stage agent call through the structured-output engine, recorded."""
+    """One stage agent call through the structured-output engine, recorded. `budget_s` is
+    what the turn has left (the call never takes more than LLM_CALL_BUDGET_S either)."""
     prompt = stage_prompt(
         spec=call.spec,
         locks=call.locks,
@@ -125,6 +128,7 @@ def stage_agent_run(
         turns=call.turns,
         language=call.language,
         opening=call.opening,
+        omitted_turns=call.omitted_turns,
     )
     token = _current_call.set(call)
     try:
@@ -138,6 +142,7 @@ def stage_agent_run(
             language=call.language,
             max_tokens=settings.BRIEFING_MAX_TOKENS,
             prompt_estimate=prompt.token_estimate(),
+            budget_s=budget_s,
         )
     finally:
         _current_call.reset(token)

@@ -61,9 +61,11 @@ def stage_prompt(
     turns: Sequence[tuple[str, str]],
     language: str,
     opening: bool,
+    omitted_turns: int = 0,
 ) -> Prompt:
     """`turns` are (role, text) of THIS stage only, oldest first, already cut to the last
-    few; `known` the stage's fields so far; `summaries` those of closed stages."""
+    few, `omitted_turns` of them left out before; `known` the stage's fields so far;
+    `summaries` those of closed stages."""
     stage_block = _stage_block(spec)
     state_lines = ["Locked entities (use exactly as written):"]
     state_lines += [f"- {key}: {_quoted(value)}" for key, value in sorted(locks.items())] or [
@@ -74,6 +76,10 @@ def stage_prompt(
     state_lines.append(f"Known so far in this stage: {stable_json(dict(known))}")
 
     conversation = ["Conversation in this stage (latest last):"]
+    if omitted_turns > 0:
+        # Said outright, so the model does not take the first line shown for the start.
+        earlier = "1 earlier turn" if omitted_turns == 1 else f"{omitted_turns} earlier turns"
+        conversation.append(f"[{earlier} of this stage not shown]")
     for role, text in turns:
         speaker = "Client" if role == "client" else "You"
         conversation.append(f"{speaker}: {_quoted(text)}")

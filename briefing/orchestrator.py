@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,10 +27,13 @@ from briefing.stages.registry import stages_for
 from briefing.texts import text as code_text
 from llmkit.guard import guard_check, guard_reply
 from llmkit.language import detect_language
+from llmkit.parse import FieldError, as_target
 from llmkit.structured import StructuredResult
 from webhooks.events import brief_completed_emit
 
 Kind = BriefingEvent.Kind
+# The turn `meta` key counting claims that expired with their worker.
+CLAIMS_LOST = "claims_lost"
 # The languages a brief is written in; a conversation in another one gets an English brief.
 BRIEF_LANGUAGES = ("ru", "uk", "en")
 
@@ -41,7 +45,12 @@ def turn_claim_next(*, project_id: int, now: datetime.datetime) -> Turn | float 
     """Claim the project's oldest unfinished client turn (turns of one project strictly in
     order). Returns the claimed turn, the seconds until a live claim by another worker
     expires, or None when there is nothing to do. The claim is one conditional UPDATE: a
-    turn is processed by one worker even if the task runs twice."""
+    turn is processed by one worker even if the task runs twice.
+
+    Taking over an expired claim counts as a lost one (in the turn's `meta`); a turn that
+    lost BRIEFING_TURN_MAX_LOST_CLAIMS claims (its worker died each time, perhaps killed by
+    the turn itself) is dead-lettered with a holding reply instead, and 0.0 is returned:
+    the next turn may go."""
     lease = datetime.timedelta(seconds=settings.BRIEFING_TURN_LEASE_S)
     oldest = (
         Turn.objects.filter(
@@ -56,14 +65,22 @@ def turn_claim_next(*, project_id: int, now: datetime.datetime) -> Turn | float 
         return None
     if oldest.status == Turn.Status.PROCESSING and oldest.claimed_at + lease > now:
         return (oldest.claimed_at + lease - now).total_seconds()
+    meta = dict(oldest.meta)
+    if oldest.status == Turn.Status.PROCESSING:
+        meta[CLAIMS_LOST] = meta.get(CLAIMS_LOST, 0) + 1
+    # The claim's conditions pin claimed_at, which every claim changes: the meta read above
+    # is still the turn's when the UPDATE wins.
     claimed = Turn.objects.filter(
         Q(claimed_at=oldest.claimed_at) if oldest.claimed_at else Q(claimed_at__isnull=True),
         pk=oldest.pk,
         status=oldest.status,
-    ).update(status=Turn.Status.PROCESSING, claimed_at=now)
+    ).update(status=Turn.Status.PROCESSING, claimed_at=now, meta=meta)
     if not claimed:
         return 0.0  # another worker won the race: look again
-    oldest.status, oldest.claimed_at = Turn.Status.PROCESSING, now
+    oldest.status, oldest.claimed_at, oldest.meta = Turn.Status.PROCESSING, now, meta
+    if meta.get(CLAIMS_LOST, 0) >= settings.BRIEFING_TURN_MAX_LOST_CLAIMS:
+        _turn_dead_letter_lost(oldest)
+        return 0.0
     return oldest
 
 
@@ -78,10 +95,18 @@ def turns_pending_project_ids() -> list[int]:
     )
 
 
-def project_turns_drain(*, project_id: int) -> float | None:
+def project_turns_drain(*, project_id: int, time_left_s: float | None = None) -> float | None:
     """Process the project's waiting client turns in order. Returns None when done, or how
-    long to wait for another worker's live claim."""
+    long to wait before draining again (another worker's live claim; 0.0 when the caller's
+    `time_left_s` cannot hold one more turn's lease: a turn cut off by a task time limit
+    would count as a lost claim)."""
+    started = time.monotonic()
     while True:
+        if (
+            time_left_s is not None
+            and time.monotonic() - started + settings.BRIEFING_TURN_LEASE_S > time_left_s
+        ):
+            return 0.0
         claimed = turn_claim_next(project_id=project_id, now=timezone.now())
         if claimed is None:
             return None
@@ -119,6 +144,10 @@ class _TurnWork:
     stages_before: dict[int, tuple] = field(default_factory=dict)
     # Writes of other apps that must commit or roll back with the turn (settling a replay).
     also_write: list[Callable[[], None]] = field(default_factory=list)
+    # When the turn's model budget runs out (time.monotonic): its stage calls share it.
+    deadline: float = field(
+        default_factory=lambda: time.monotonic() + settings.BRIEFING_TURN_BUDGET_S
+    )
     _client_texts: list[str] | None = None
 
     def client_texts(self) -> list[str]:
@@ -136,6 +165,9 @@ class _TurnWork:
 
     def spec(self, stage: StageRun) -> StageSpec:
         return spec_for(self.project, stage.key)
+
+    def budget_left(self) -> float:
+        return max(self.deadline - time.monotonic(), 0.0)
 
 
 def turn_process(turn: Turn) -> None:
@@ -245,23 +277,33 @@ def _close(work: _TurnWork, stage: StageRun, *, by: str) -> None:
     work.event(Kind.STAGE_CLOSED, stage.key, by=by)
 
 
-def _stage_history(work: _TurnWork, stage: StageRun) -> tuple[list[tuple[str, str]], str | None]:
-    """The last turns of THIS stage (this client message included) and the field the agent
-    asked about last: one query."""
-    recent = list(
+@dataclass(frozen=True)
+class _StageHistory:
+    turns: list[tuple[str, str]]  # (role, text), oldest first, this client message last
+    asked_field: str | None  # the field the agent asked about last
+    omitted: int  # earlier turns of the stage left out of `turns`
+
+
+def _stage_history(work: _TurnWork, stage: StageRun) -> _StageHistory:
+    """The last turns of THIS stage (this client message included), the field the agent
+    asked about last, and how many earlier turns were cut: one query, two when cut."""
+    earlier = (
         work.project.turns.filter(stage_key=stage.key, seq__lt=work.turn.seq)
         .exclude(role=Turn.Role.SYSTEM)
         .exclude(meta__has_key="guard")
-        .order_by("-seq")
-        .only("role", "text", "meta")[: max(settings.BRIEFING_CONTEXT_TURNS - 1, 1)]
     )
+    shown = max(settings.BRIEFING_CONTEXT_TURNS - 1, 1)
+    recent = list(earlier.order_by("-seq").only("role", "text", "meta")[:shown])
     asked = next((t.meta.get("asked_field") for t in recent if t.role == Turn.Role.AGENT), None)
     turns = [(t.role, t.text) for t in reversed(recent)]
     if settings.BRIEFING_CONTEXT_TURNS < 2:
         turns = []
+    omitted = 0
+    if len(turns) < len(recent) or len(recent) == shown:
+        omitted = earlier.count() - len(turns)
     if work.turn.stage_key == stage.key:
         turns.append(("client", work.turn.text))
-    return turns, asked
+    return _StageHistory(turns, asked, omitted)
 
 
 def _stage_state(stage: StageRun) -> tuple:
@@ -272,19 +314,22 @@ def _run_stage(
     work: _TurnWork, stage: StageRun, *, opening: bool, holding_reply: bool = True
 ) -> tuple[StructuredResult, Any]:
     spec = work.spec(stage)
-    turns, asked_before = ([], None) if opening else _stage_history(work, stage)
+    history = _StageHistory([], None, 0) if opening else _stage_history(work, stage)
     call = StageCall(
         spec=spec,
         known=dict(stage.fields),
         locks=work.lock_values(),
         summaries=[s.summary for s in work.stages if s.status == StageRun.Status.CLOSED],
-        turns=turns,
+        turns=history.turns,
         language=work.project.language,
         opening=opening,
-        asked_field=asked_before,
+        asked_field=history.asked_field,
         client_texts=work.client_texts,
+        omitted_turns=history.omitted,
     )
-    result, record = stage_agent_run(call, source_id=str(work.turn.pk), raw_input=work.turn.text)
+    result, record = stage_agent_run(
+        call, source_id=str(work.turn.pk), raw_input=work.turn.text, budget_s=work.budget_left()
+    )
     violations = [
         e for a in result.attempts if a.outcome for e in a.outcome.errors
         if e.kind == "locked_entity"
@@ -383,6 +428,44 @@ def _late_answer_claim(turn: Turn) -> _TurnWork:
         locks={lock.key: lock for lock in project.locks.all()},
         stages_before={s.pk: _stage_state(s) for s in stages},
     )  # fmt: skip
+
+
+def _turn_dead_letter_lost(turn: Turn) -> None:
+    """A turn whose processing was lost too often (claimed by `turn_claim_next`): no model is
+    called again; it becomes a dead letter of its stage, and the client gets the holding
+    reply, as for an answer that failed after its retry. A manager fixes or replays it."""
+    project = Project.objects.get(pk=turn.project_id)
+    stages = list(project.stages.order_by("order"))
+    work = _TurnWork(
+        project=project, turn=turn, stages=stages,
+        locks={lock.key: lock for lock in project.locks.all()},
+        stages_before={s.pk: _stage_state(s) for s in stages},
+    )  # fmt: skip
+    stage = next((s for s in stages if s.key == turn.stage_key), None) or _current(work)
+    stage_key = stage.key if stage else turn.stage_key
+    turn.stage_key = stage_key
+    lost = turn.meta.get(CLAIMS_LOST, 0)
+    error = FieldError(
+        "$", "processing_lost",
+        f"the turn's processing was lost {lost} times (its worker died or hung past the "
+        f"{settings.BRIEFING_TURN_LEASE_S}-second lease); it was not tried again",
+    )  # fmt: skip
+    schema_name = as_target(work.spec(stage).answer_model).name if stage else "turn"
+
+    def letter() -> None:
+        from dlq.services import dead_letter_create
+
+        dead_letter_create(
+            source_kind="briefing_turn", source_id=str(turn.pk), schema_name=schema_name,
+            raw_input=turn.text, errors=[error],
+        )  # fmt: skip
+
+    work.also_write.append(letter)
+    work.event(Kind.DEAD_LETTERED, stage_key, signature=error.signature, claims_lost=lost)
+    work.event(Kind.HOLDING_REPLY_SENT, stage_key)
+    work.replies.append(_Reply(code_text("holding", project.language), stage_key))
+    work.turn_status = Turn.Status.FAILED
+    _commit(work)
 
 
 def _project_state(project: Project) -> str:
@@ -536,7 +619,10 @@ def _write(work: _TurnWork) -> None:
     # The claim is checked and released by one conditional UPDATE, which also locks the turn.
     finished = Turn.objects.filter(
         pk=work.turn.pk, status=Turn.Status.PROCESSING, claimed_at=work.turn.claimed_at
-    ).update(status=work.turn_status, stage_key=work.turn.stage_key, processed_at=timezone.now())
+    ).update(
+        status=work.turn_status, stage_key=work.turn.stage_key, meta=work.turn.meta,
+        processed_at=timezone.now(),
+    )  # fmt: skip
     if not finished:
         raise _ClaimLost
     project = work.project

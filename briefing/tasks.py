@@ -2,6 +2,7 @@
 
 from celery import shared_task
 from celery.signals import worker_ready
+from django.conf import settings
 
 from briefing.orchestrator import project_turns_drain, turns_pending_project_ids
 
@@ -10,8 +11,12 @@ from briefing.orchestrator import project_turns_drain, turns_pending_project_ids
 def project_drain(self, project_id: int) -> None:
     """Process a project's waiting client turns in order. Safe to run twice: each turn is
     claimed with a conditional update (acks_late: a killed worker's message is delivered
-    again, and the turn it held is taken over when its claim expires)."""
-    wait_s = project_turns_drain(project_id=project_id)
+    again, and the turn it held is taken over when its claim expires). A project with more
+    waiting turns than the task's soft time limit can hold goes on in a fresh task, rather
+    than have a turn cut off mid-way (a lost claim)."""
+    wait_s = project_turns_drain(
+        project_id=project_id, time_left_s=settings.CELERY_TASK_SOFT_TIME_LIMIT
+    )
     if wait_s is not None:
         raise self.retry(countdown=max(1, round(wait_s)))
 

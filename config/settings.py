@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+import os
 from pathlib import Path
 
 import dj_database_url
 from celery.schedules import crontab
 
-from config.env import env_bool, env_float, env_int, env_list, env_str
+from config.env import ImproperlyConfiguredEnv, env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -150,7 +152,14 @@ CELERY_BEAT_SCHEDULE = {
 # --- Language models ------------------------------------------------------------------
 # The ordered failover chain and each provider's own variables; see .env.example.
 LLM_PROVIDERS = env_list("LLM_PROVIDERS", ["rules"])
+# Seconds one structured call may take in all: every provider tried and the retry share it
+# (a corporate proxy cuts connections at 100 s, so no request may outlive it).
 LLM_CALL_BUDGET_S = env_float("LLM_CALL_BUDGET_S", 100.0)
+# Answers are streamed and the connection closed at the answer's top-level `}`.
+LLM_STREAM = env_bool("LLM_STREAM", default=True)
+# A claim on work that calls a model (a turn, an inbound message) lasts its model budget plus
+# this much (the guard, the pre-parse, the database writes); after that it counts as lost.
+LLM_LEASE_MARGIN_S = env_float("LLM_LEASE_MARGIN_S", 30.0)
 # The rules agent's domain logic, asked in order; each answers only its own calls (a
 # briefing stage's questions, a lead card's reading).
 LLM_RULES_RESPONDERS = ["briefing.agents.stage_rules_responder", "crm.card.lead_rules_responder"]
@@ -166,8 +175,17 @@ DLQ_CALL_DETAIL_RETENTION_DAYS = env_int("DLQ_CALL_DETAIL_RETENTION_DAYS", 30)
 BRIEFING_CONTEXT_TURNS = env_int("BRIEFING_CONTEXT_TURNS", 6)
 # The most tokens a stage agent may answer with (a stage answer is a small JSON object).
 BRIEFING_MAX_TOKENS = env_int("BRIEFING_MAX_TOKENS", 400)
-# A turn claimed by a worker that died is taken over by another after this many seconds.
-BRIEFING_TURN_LEASE_S = env_int("BRIEFING_TURN_LEASE_S", 330)
+# Seconds one client turn may spend on model calls, across its stage calls (a turn that
+# closes a stage also asks the next stage's first question): each call gets at most
+# LLM_CALL_BUDGET_S and never more than the turn has left; with nothing left the rules
+# agent answers at once.
+BRIEFING_TURN_BUDGET_S = env_float("BRIEFING_TURN_BUDGET_S", LLM_CALL_BUDGET_S)
+# A turn claimed by a worker that died is taken over by another after this many seconds;
+# derived, never set: a lease shorter than the work would hand a live turn to a second worker.
+BRIEFING_TURN_LEASE_S = math.ceil(BRIEFING_TURN_BUDGET_S + LLM_LEASE_MARGIN_S)
+# A turn whose claim expired this many times (its worker died each time) is dead-lettered
+# with a holding reply instead of being claimed again.
+BRIEFING_TURN_MAX_LOST_CLAIMS = env_int("BRIEFING_TURN_MAX_LOST_CLAIMS", 2)
 # Client messages allowed per briefing link and per sender address on the chat page (the
 # API's messages endpoint counts per briefing), each a list of <count>/<period>: a message
 # past any of them is refused (429), nothing stored or queued. Counted in the cache (see
@@ -243,8 +261,27 @@ CRM_MESSAGE_MAX_ATTEMPTS = env_int("CRM_MESSAGE_MAX_ATTEMPTS", 3)
 # of more digits, are refused with 400 (core.input.json_parse).
 INPUT_JSON_MAX_DEPTH = env_int("INPUT_JSON_MAX_DEPTH", 32)
 INPUT_JSON_MAX_INT_DIGITS = env_int("INPUT_JSON_MAX_INT_DIGITS", 50)
-# A message claimed by a worker that died is taken over by another after this many seconds.
-CRM_MESSAGE_LEASE_S = env_int("CRM_MESSAGE_LEASE_S", 330)
+# A message claimed by a worker that died is taken over by another after this many seconds;
+# derived from its one model call's budget, like the turn lease.
+CRM_MESSAGE_LEASE_S = math.ceil(LLM_CALL_BUDGET_S + LLM_LEASE_MARGIN_S)
+
+# The leases are derived from the budgets above; the old settings must not linger unread.
+for _derived in ("BRIEFING_TURN_LEASE_S", "CRM_MESSAGE_LEASE_S"):
+    if os.environ.get(_derived, "").strip():
+        raise ImproperlyConfiguredEnv(
+            f"{_derived} is derived from the model budgets (LLM_CALL_BUDGET_S, "
+            "BRIEFING_TURN_BUDGET_S, LLM_LEASE_MARGIN_S); set those instead"
+        )
+if min(LLM_CALL_BUDGET_S, BRIEFING_TURN_BUDGET_S) <= 0 or LLM_LEASE_MARGIN_S <= 0:
+    raise ImproperlyConfiguredEnv(
+        "LLM_CALL_BUDGET_S, BRIEFING_TURN_BUDGET_S and LLM_LEASE_MARGIN_S must be positive"
+    )
+if max(BRIEFING_TURN_LEASE_S, CRM_MESSAGE_LEASE_S) >= CELERY_TASK_SOFT_TIME_LIMIT:
+    raise ImproperlyConfiguredEnv(
+        f"CELERY_TASK_SOFT_TIME_LIMIT ({CELERY_TASK_SOFT_TIME_LIMIT} s) must exceed the turn "
+        f"and message leases ({BRIEFING_TURN_LEASE_S} s, {CRM_MESSAGE_LEASE_S} s): a task "
+        "stopped mid-turn loses its claim"
+    )
 
 # --- Webhooks -------------------------------------------------------------------------
 # Seconds a receiver has to answer one delivery attempt.

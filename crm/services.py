@@ -210,7 +210,8 @@ def _lead_call(message: InboundMessage) -> LeadCall:
 
 def _read(message: InboundMessage) -> tuple[StructuredResult, Any]:
     """One lead-card call through the structured-output engine, recorded (a failure becomes
-    a dead letter of this message)."""
+    a dead letter of this message), at the engine's temperatures like every structured
+    call: 0.3, then 0.0 for the retry."""
     call = _lead_call(message)
     prompt = lead_prompt(
         subject=message.subject, text=call.text, sender=message.sender, language=call.language
@@ -224,7 +225,6 @@ def _read(message: InboundMessage) -> tuple[StructuredResult, Any]:
             raw_input=message.body_text,
             validators=[lead_validators(call)],
             language=call.language,
-            temperature=0.0,
             max_tokens=settings.CRM_MAX_TOKENS,
             prompt_estimate=prompt.token_estimate(),
         )

@@ -22,7 +22,7 @@ from dlq.models import DeadLetter, DeadLetterAction, StructuredCall
 from dlq.sources import dead_letter_source
 from llmkit.config import chain_from_env
 from llmkit.fields import StructuredModel
-from llmkit.parse import ParseOutcome, SemanticValidator, Target
+from llmkit.parse import FieldError, ParseOutcome, SemanticValidator, Target
 from llmkit.providers.rules import RulesTurn
 from llmkit.structured import StructuredResult, run_structured
 from llmkit.types import Message, Provider
@@ -110,6 +110,31 @@ def structured_call_record(
     return call
 
 
+def dead_letter_create(
+    *,
+    source_kind: str,
+    source_id: str,
+    schema_name: str,
+    raw_input: str,
+    errors: Sequence[FieldError],
+) -> DeadLetter:
+    """A dead letter for work that failed with no model answer to record (its processing
+    was lost with its worker, again and again): reviewed, fixed and replayed like any other.
+    Runs in the caller's transaction."""
+    dead_letter = DeadLetter(
+        source_kind=source_kind,
+        source_id=str(source_id),
+        schema_name=schema_name,
+        raw_input=raw_input,
+        errors=[error.as_dict() for error in errors],
+        error_signature=errors[0].signature if errors else "$: unknown",
+    )
+    dead_letter.full_clean(exclude=["call"], validate_constraints=False)
+    dead_letter.save()
+    dead_letter_created_emit(dead_letter)
+    return dead_letter
+
+
 def structured_run(
     *,
     messages: Sequence[Message],
@@ -124,11 +149,17 @@ def structured_run(
     temperature: float = 0.3,
     max_tokens: int = 1024,
     prompt_estimate: tuple[int, int] = (0, 0),
+    budget_s: float | None = None,
+    stream: bool | None = None,
 ) -> tuple[StructuredResult, StructuredCall]:
     """Run a structured call through the configured chain (or `provider`) and record it.
 
-    The model call happens outside any transaction: it can take up to the call budget.
+    The whole call, every provider tried and the retry, takes at most LLM_CALL_BUDGET_S, or
+    `budget_s` when the caller has less left (a turn's second stage call). Answers are
+    streamed and read only up to the top-level `}` unless LLM_STREAM is off (`stream`
+    overrides it). The model call happens outside any transaction.
     """
+    budget = settings.LLM_CALL_BUDGET_S
     result = run_structured(
         provider or llm_chain(),
         messages,
@@ -138,6 +169,8 @@ def structured_run(
         language=language,
         temperature=temperature,
         max_tokens=max_tokens,
+        budget_s=budget if budget_s is None else min(budget, budget_s),
+        stream=settings.LLM_STREAM if stream is None else stream,
     )
     call = structured_call_record(
         result=result,

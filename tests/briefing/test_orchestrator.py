@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
+import datetime
+import json
+import time
+
 import pytest
+from django.utils import timezone
 
 from briefing.models import BriefingEvent, LockedEntity, StageRun, Turn
+from briefing.orchestrator import turn_claim_next
 from briefing.services import (
     field_correct,
     producer_message_post,
     takeover_release,
     takeover_start,
+    turn_append,
 )
 from briefing.tasks import project_drain
 from dlq.models import DeadLetter, StructuredCall
+from dlq.services import dead_letter_fix_apply
+from tests.briefing.conftest import FIXED_INTRO
+from tests.llmkit.wire_servers import (
+    JsonReply,
+    SlowReply,
+    StreamReply,
+    openai_completion,
+    openai_stream,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -167,6 +183,11 @@ def test_stage_prompt_holds_only_this_stages_turns(project, say, scripted_model,
     assert "видение три" in prompt
     assert "видение два" in prompt
     assert "видение один" not in prompt  # older than the last turns of the stage
+    # The cut is said: the agent's opening question, "видение один" and its reply.
+    assert "[3 earlier turns of this stage not shown]" in prompt
+    first_vision_prompt = "\n".join(m["content"] for m in scripted_model.requests[-3]["messages"])
+    assert "видение один" in first_vision_prompt
+    assert "not shown]" not in first_vision_prompt
     assert last[-1]["content"].endswith("whatever language the instructions above are in.") or (
         "Russian" in last[-1]["content"].splitlines()[-1]
     )
@@ -277,3 +298,89 @@ def test_renaming_a_locked_entity_in_its_own_stage_fails_validation_and_is_retri
     assert "client_name is locked as 'Анна'" in retry_prompt
     assert stage(project, "intro").fields["clientName"] == "Анна"
     assert kinds(project, "lock_violation_blocked") == ["intro"]
+
+
+CHAT_PATH = "/v1/chat/completions"
+INTRO_DONE = {
+    "message": "Спасибо!",
+    "clientName": "Анна",
+    "contact": "+79161234567",
+    "projectType": "ролик",
+    "introStatus": True,
+}
+
+
+def test_answers_are_streamed_and_read_only_to_the_closing_brace(project, say, scripted_model):
+    answer = json.dumps({"message": "Как вас зовут?", "introStatus": False}, ensure_ascii=False)
+    pieces = [answer[:10], answer[10:], " and some chatter after the object"]
+    # After the object the server sits on the stream: only early close ends the call.
+    reply = StreamReply(openai_stream(pieces), pause_after=3, pause_s=60)
+    scripted_model.server.route(CHAT_PATH, reply)
+    started = time.monotonic()
+    turn = say(project, "Здравствуйте!")
+    assert time.monotonic() - started < 30
+    assert scripted_model.requests[0]["stream"] is True
+    assert turn.replies.get().text == "Как вас зовут?"
+    assert not reply.stats.finished.is_set()  # the rest was never waited for
+
+
+def test_a_turns_stage_calls_share_one_budget(project, say, scripted_model, settings):
+    settings.BRIEFING_TURN_BUDGET_S = 2.0
+    intro = SlowReply(1.2, JsonReply(openai_completion(json.dumps(INTRO_DONE))))
+    vision = SlowReply(60, JsonReply(openai_completion(json.dumps({"message": "?"}))))
+    scripted_model.server.route(CHAT_PATH, intro, vision)
+    started = time.monotonic()
+    turn = say(project, "Анна, +7 916 123-45-67, ролик")
+    # The second stage call got the 0.8 s left, not a budget of its own.
+    assert time.monotonic() - started < 2.0 + 1.5
+    assert len(scripted_model.requests) == 2
+    assert stage(project, "intro").status == "closed"
+    failover = project.events.get(kind="provider_failover")
+    assert (failover.stage_key, failover.data["served_by"]) == ("vision", "rules")
+    assert turn.replies.get().stage_key == "vision"
+
+
+def test_a_turn_whose_claim_expired_twice_is_dead_lettered_with_a_holding_reply(
+    project, scripted_model, settings, manager
+):
+    turn = turn_append(project=project, role="client", text="Анна, +7 916 123-45-67, ролик",
+                       stage_key="intro", status=Turn.Status.RECEIVED)  # fmt: skip
+    lease = datetime.timedelta(seconds=settings.BRIEFING_TURN_LEASE_S)
+    claimed_at = timezone.now() - 3 * lease
+    # Two workers claim the turn one after the other and die with it.
+    for _ in range(2):
+        assert turn_claim_next(project_id=project.pk, now=claimed_at) == turn
+        claimed_at += lease + datetime.timedelta(seconds=1)
+    project_drain.apply(args=[project.pk])
+    turn.refresh_from_db()
+    assert turn.status == Turn.Status.FAILED
+    assert turn.meta["claims_lost"] == 2
+    assert turn.replies.get().text.startswith("Спасибо! Мне нужно немного времени")
+    assert not scripted_model.requests  # not tried a third time
+    letter = DeadLetter.objects.get()
+    assert (letter.source_kind, letter.source_id) == ("briefing_turn", str(turn.pk))
+    assert (letter.error_signature, letter.schema_name) == ("$: processing_lost", "IntroAnswer")
+    assert letter.raw_input == turn.text
+    assert kinds(project, "dead_lettered") == ["intro"]
+    assert kinds(project, "holding_reply_sent") == ["intro"]
+    project_drain.apply(args=[project.pk])
+    assert turn.replies.count() == 1
+
+    # Like any dead letter of a turn, a manager's fix answers it.
+    scripted_model.answers({"message": "Что за продукт?", "visionStatus": False})
+    dead_letter_fix_apply(dead_letter=letter, data=FIXED_INTRO, user=manager)
+    turn.refresh_from_db()
+    assert turn.status == Turn.Status.DONE
+    assert stage(project, "intro").status == "closed"
+
+
+def test_a_turn_that_lost_one_claim_is_processed(project, settings):
+    turn = turn_append(project=project, role="client", text="Здравствуйте!", stage_key="intro",
+                       status=Turn.Status.RECEIVED)  # fmt: skip
+    lease = datetime.timedelta(seconds=settings.BRIEFING_TURN_LEASE_S)
+    assert turn_claim_next(project_id=project.pk, now=timezone.now() - lease * 2) == turn
+    project_drain.apply(args=[project.pk])
+    turn.refresh_from_db()
+    assert (turn.status, turn.meta["claims_lost"]) == (Turn.Status.DONE, 1)
+    assert turn.replies.count() == 1
+    assert not DeadLetter.objects.exists()

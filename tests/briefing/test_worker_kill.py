@@ -26,7 +26,9 @@ ANSWER = {"message": "Как вас зовут?", "introStatus": False}
 def _worker(redis_url: str, server: WireServer, log: Path) -> subprocess.Popen:
     return celery_worker(
         redis_url, "--pool=solo", "--loglevel=INFO", stdout=log.open("ab"),
-        CELERY_VISIBILITY_TIMEOUT_S="4", BRIEFING_TURN_LEASE_S="3", LLM_PROVIDERS="openai",
+        # A short budget makes a short lease (9 s): the second worker takes over soon.
+        CELERY_VISIBILITY_TIMEOUT_S="4", LLM_CALL_BUDGET_S="8", LLM_LEASE_MARGIN_S="1",
+        LLM_PROVIDERS="openai",
         OPENAI_BASE_URL=server.url("/v1"), OPENAI_MODEL="scripted",
     )  # fmt: skip
 
