@@ -31,12 +31,15 @@ class Rate:
         """A rate as written in the settings: 10/min, 120/hour, 5/10s (DRF's notation, with
         an optional number of units)."""
         match = _RATE.match(text.lower())
-        if not match or match[3] not in PERIODS or match[2] == "0":
+        unit = match[3] if match else ""
+        if unit.endswith("s") and len(unit) > 2 and unit[:-1] in PERIODS:
+            unit = unit[:-1]  # "mins", "hours" (but "ms" is no minute)
+        if not match or unit not in PERIODS or match[2] == "0":
             raise ValueError(
                 f"{text!r} is not a rate: write <count>/<period>, e.g. 10/min or 120/hour "
                 f"(periods: {', '.join(sorted(set(PERIODS)))})"
             )
-        return cls(int(match[1]), int(match[2] or 1) * PERIODS[match[3]], text.strip())
+        return cls(int(match[1]), int(match[2] or 1) * PERIODS[unit], text.strip())
 
 
 def rates_parse(texts: Iterable[str]) -> list[Rate]:

@@ -27,6 +27,36 @@ def test_the_reply_appears_without_a_reload(live_server, page, project):
     assert page.get_by_role("textbox").input_value() == ""
 
 
+def test_messages_in_a_row_each_go_with_a_new_form_key(live_server, page, project):
+    # htmx replaces the form after each post: a second message sent with the first one's key
+    # would be refused as a reused form.
+    page.goto(f"{live_server.url}/c/{project.client_token}/")
+    for text in ("Здравствуйте! Хотим снять ролик.", "Меня зовут Анна"):
+        page.get_by_role("textbox").fill(text)
+        page.get_by_role("button", name="Отправить").click()
+        page.locator(".bubble.client").filter(has_text=text).wait_for(timeout=2000)
+    assert page.locator(".bubble.client").count() == 2
+    assert page.get_by_role("alert").count() == 0
+
+
+def test_a_message_past_the_rate_limit_is_refused_in_place(live_server, page, project, settings):
+    from django.core.cache import cache
+
+    settings.CLIENT_CHAT_RATE_PER_LINK = ["1/hour"]
+    cache.clear()
+    page.goto(f"{live_server.url}/c/{project.client_token}/")
+    page.get_by_role("textbox").fill("Здравствуйте!")
+    page.get_by_role("button", name="Отправить").click()
+    page.locator(".bubble.client").wait_for(timeout=2000)
+    page.get_by_role("textbox").fill("Ещё сообщение")
+    page.get_by_role("button", name="Отправить").click()
+    page.get_by_role("alert").filter(has_text="Слишком много сообщений").wait_for(timeout=2000)
+    # Nothing sent, nothing lost: the text waits in the box.
+    assert page.get_by_role("textbox").input_value() == "Ещё сообщение"
+    assert page.locator(".bubble.client").count() == 1
+    cache.clear()
+
+
 def test_the_page_works_with_javascript_off(live_server, browser, project):
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
