@@ -19,7 +19,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from briefing.errors import ApplicationError
-from core.input import datetime_problem, text_clean
+from core.input import datetime_problem, text_clean, text_problem
 from crm.card import (
     LeadCall,
     LeadCard,
@@ -354,6 +354,7 @@ def card_apply(
 ) -> Lead | None:
     """A valid card for a claimed message: a new or extended lead, or the human queue when
     there is nothing to act on (unless a person made the card: `force`)."""
+    card = _storable(card)
     extracted = {**card.model_dump(), "by": by}
     if card_is_empty(card) and not force:
         reason = "nothing to act on: no request, product, budget, term, call-back or phone"
@@ -370,6 +371,17 @@ def card_apply(
         model_input_note=note, human_reason="",
     )  # fmt: skip
     return lead
+
+
+def _storable(card: LeadCard) -> LeadCard:
+    """The card's texts as a column holds them (NULs dropped, lone surrogates replaced): a
+    model's answer or a person's fix may hold them ("\\u0000" is valid JSON)."""
+    texts = {
+        name: text_clean(value)
+        for name, value in card
+        if isinstance(value, str) and text_problem(value)
+    }
+    return card.model_copy(update=texts) if texts else card
 
 
 # Addresses of machines, not clients: a lead keyed on one would collect every message that

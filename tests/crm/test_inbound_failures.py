@@ -52,7 +52,9 @@ def test_a_claim_lost_below_the_limit_is_read_again(settings):
     assert not DeadLetter.objects.exists()
 
 
-def test_a_message_lost_with_its_worker_too_often_becomes_a_dead_letter_and_replays(settings):
+def test_a_message_lost_with_its_worker_too_often_becomes_a_dead_letter_and_replays(
+    settings, admin_client
+):
     settings.CRM_MESSAGE_MAX_ATTEMPTS = 3
     message = _stored()
     _claimed_by_a_dead_worker(message, attempts=3)
@@ -68,6 +70,12 @@ def test_a_message_lost_with_its_worker_too_often_becomes_a_dead_letter_and_repl
     )
     assert "lost 3 times" in letter.errors[0]["message"]
     assert message.pk not in inbound_sweep_ids()
+    # Reviewed like any other: on the dead-letter pages, linked from the message's page.
+    page = admin_client.get(reverse("dlq:dead_letter_detail", args=[letter.pk]))
+    assert page.status_code == 200
+    assert "lost 3 times" in page.content.decode()
+    on_message = admin_client.get(reverse("crm:message_detail", args=[message.pk]))
+    assert reverse("dlq:dead_letter_detail", args=[letter.pk]) in on_message.content.decode()
 
     # A person's replay is a fresh start: read at once, counted from one.
     replayed = dead_letter_replay_run(dead_letter_id=letter.pk, user_id=None)

@@ -309,3 +309,21 @@ def test_values_longer_than_the_leads_columns_are_field_errors_not_database_erro
     assert message.status == Status.DEAD_LETTERED
     letter = DeadLetter.objects.get(source_kind="inbound_message", source_id=str(message.pk))
     assert {e["path"] for e in letter.errors} >= {"product_class", "budget_rub"}
+
+
+def test_a_nul_in_a_card_from_the_model_or_a_fix_is_dropped_not_a_database_error(
+    receive, scripted_model, manager
+):
+    scripted_model.answers({**GOOD_CARD, "summary": "Wants a\x00 crossover"})
+    read = receive(PURCHASE)
+    assert read.status == Status.LEAD
+    assert (read.lead.summary, read.extracted["summary"]) == ("Wants a crossover",) * 2
+
+    scripted_model.answers("Sure! The client wants a car.")
+    broken = receive(PURCHASE + " Ещё вопрос.")
+    letter = DeadLetter.objects.get(source_kind="inbound_message", source_id=str(broken.pk))
+    dead_letter_fix_apply(
+        dead_letter=letter, data={**GOOD_CARD, "product_class": "cross\x00over"}, user=manager
+    )
+    broken.refresh_from_db()
+    assert (broken.status, broken.lead.product_class) == (Status.LEAD, "crossover")
