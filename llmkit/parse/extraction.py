@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from llmkit.parse.fast import MAX_DEPTH, JsonRejected, loads_strict, structural_chars
+from llmkit.parse.fast import MAX_DEPTH, JsonRejected, loads_strict
+
+# Strings (closed, or left open to the end of the text) and braces: a string is one match
+# read in C, so the scan below costs a step per string and brace, not per character.
+_STRINGS_AND_BRACES = re.compile(
+    r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)|(?P<open>\{)|(?P<close>\})', re.DOTALL
+)
 
 
 def balanced_objects(text: str, *, max_depth: int = MAX_DEPTH) -> Iterator[tuple[int, int]]:
@@ -19,15 +26,16 @@ def balanced_objects(text: str, *, max_depth: int = MAX_DEPTH) -> Iterator[tuple
     while start != -1:
         depth = 0
         end = -1
-        for position, char in structural_chars(text, start):
-            if char == "{":
+        for match in _STRINGS_AND_BRACES.finditer(text, start):
+            kind = match.lastgroup
+            if kind == "open":
                 depth += 1
                 if depth > max_depth:
                     return
-            elif char == "}":
+            elif kind == "close":
                 depth -= 1
                 if depth == 0:
-                    end = position + 1
+                    end = match.end()
                     break
         if end == -1:
             return
@@ -46,24 +54,62 @@ class Extraction(NamedTuple):
     closed: bool = True
 
 
-def extract_object(text: str) -> Extraction:
-    candidate = None
-    for start, end in balanced_objects(text):
-        span = text[start:end]
-        if candidate is None:
-            candidate = span
+class Location(NamedTuple):
+    """Where the object of an answer lies, for the pipeline.
+
+    `value` is the first top-level span that parses strictly as an object, found at
+    `value_start:value_end`. `start` is where a repair should begin reading (the first
+    balanced span, or the first `{` of a truncated answer; -1 when there is no `{`),
+    `span_end` where that first span closes (-1 when it never closes, `closed` False).
+    """
+
+    value: dict[str, Any] | None
+    value_start: int
+    value_end: int
+    start: int
+    span_end: int
+    closed: bool
+
+
+def locate_object(text: str, *, first_span_invalid: bool = False) -> Location:
+    """Find the object of an answer; `first_span_invalid` says the caller already failed
+    to read the object at the first `{` strictly, so it is not read again."""
+    start = span_end = -1
+    for span_start, end in balanced_objects(text):
+        if start == -1:
+            start, span_end = span_start, end
+            if first_span_invalid:
+                continue
         try:
-            value = loads_strict(span)
+            value = loads_strict(text[span_start:end])
         except JsonRejected:
             continue
         if isinstance(value, dict):
-            return Extraction(value, span)
-    if candidate is None:
-        first_brace = text.find("{")
-        if first_brace == -1:
-            return Extraction(None, None)
-        return Extraction(None, text[first_brace:], closed=False)
-    return Extraction(None, candidate)
+            return Location(value, span_start, end, start, span_end, True)
+    if start == -1:
+        return Location(None, -1, -1, text.find("{"), -1, False)
+    return Location(None, -1, -1, start, span_end, True)
+
+
+_CONTINUATION = re.compile(r"\s*,")
+
+
+def continues_after(text: str, end: int) -> bool:
+    """Whether the object that closed at `end` is followed by a comma: then what comes
+    next may be more of its members (`{"a": 1}, "b": 2}`), and the span alone is not the
+    whole answer."""
+    return _CONTINUATION.match(text, end) is not None
+
+
+def extract_object(text: str) -> Extraction:
+    location = locate_object(text)
+    if location.start == -1:
+        return Extraction(None, None)
+    if not location.closed:
+        return Extraction(None, text[location.start :], closed=False)
+    if location.value is not None:
+        return Extraction(location.value, text[location.value_start : location.value_end])
+    return Extraction(None, text[location.start : location.span_end])
 
 
 def first_object(text: str) -> dict[str, Any] | None:

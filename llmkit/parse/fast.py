@@ -87,6 +87,21 @@ def check_limits(text: str, *, max_chars: int = MAX_CHARS, max_depth: int = MAX_
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=_finite_float)
 
 
+def read_value_at(text: str, index: int) -> tuple[Any, int] | None:
+    """The strict JSON value that starts at `index` and where it ends, ignoring what
+    follows; None when no JSON value starts there. Raises JsonRejected for NaN/Infinity.
+
+    One C-level read: for an answer that opens with an object it is both the fast path
+    and the first span of extraction. Callers check the caps first (`check_limits`).
+    """
+    try:
+        return _DECODER.raw_decode(text, index)
+    except JsonRejected:
+        raise
+    except (ValueError, RecursionError):
+        return None
+
+
 def loads_strict(text: str) -> Any:
     """`json.loads` that refuses NaN/Infinity (written or overflowing) and turns every failure
     into JsonRejected.

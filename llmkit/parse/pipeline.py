@@ -4,6 +4,7 @@ semantic validation. It never raises on any text; it returns a value or field er
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -12,9 +13,16 @@ from pydantic import BaseModel
 
 from llmkit.parse.coerce import NORMALISATION_KINDS, coerce, normalise_spots
 from llmkit.parse.errors import Coercion, FieldError
-from llmkit.parse.extraction import extract_object
-from llmkit.parse.fast import MAX_CHARS, MAX_DEPTH, JsonRejected, check_limits, loads_strict
-from llmkit.parse.repair import RepairFailed, repair
+from llmkit.parse.extraction import Location, continues_after, extract_object, locate_object
+from llmkit.parse.fast import (
+    MAX_CHARS,
+    MAX_DEPTH,
+    JsonRejected,
+    check_limits,
+    loads_strict,
+    read_value_at,
+)
+from llmkit.parse.repair import RepairFailed, might_read_quickly, repair
 from llmkit.parse.semantic import SemanticValidator
 from llmkit.parse.target import Target, as_target
 
@@ -61,34 +69,84 @@ def _load(raw: str, max_chars: int, max_depth: int) -> tuple[Any, Layer] | Field
         check_limits(raw, max_chars=max_chars, max_depth=max_depth)
     except JsonRejected as error:
         return FieldError(path="$", kind=error.kind, message=str(error))
-    try:
-        data = loads_strict(raw)
-        if isinstance(data, dict):
-            return data, "fast"
-        if isinstance(data, str):  # a double-encoded answer: a JSON string holding the JSON
-            inner = extract_object(data).value
-            if inner is not None:
-                return inner, "extracted"
-    except JsonRejected as error:
-        if error.kind == "non_finite":
+    first = raw.find("{")
+    if first == -1 or (first and not raw[:first].isspace()):
+        try:
+            data = loads_strict(raw)
+            if isinstance(data, str):  # a double-encoded answer: a JSON string holding the JSON
+                inner = extract_object(data).value
+                if inner is not None:
+                    return inner, "extracted"
+        except JsonRejected as error:
+            if error.kind == "non_finite":
+                return FieldError(path="$", kind="non_finite", message=str(error))
+        location = locate_object(raw)
+    else:
+        # The answer opens with an object: one strict read of it is the fast path and, when
+        # something follows it, extraction's first span.
+        try:
+            read = read_value_at(raw, first)
+        except JsonRejected as error:
             return FieldError(path="$", kind="non_finite", message=str(error))
-    extraction = extract_object(raw)
-    if extraction.value is not None:
-        return extraction.value, "extracted"
-    if extraction.candidate is None:
+        if read is None:
+            close = raw.find("}")
+            if (close != -1 and raw.find("{", close) != -1) or might_read_quickly(raw):
+                location = locate_object(raw, first_span_invalid=True)
+            else:  # no later object, no quick reading: where the span ends does not matter
+                location = Location(None, -1, -1, first, -1, True)
+        else:
+            data, end = read
+            if end == len(raw) or raw[end:].isspace():
+                return data, "fast"
+            location = Location(data, first, end, first, end, True)
+    if location.value is not None and not continues_after(raw, location.value_end):
+        return location.value, "extracted"
+    if location.start == -1:
         return FieldError(path="$", kind="no_json", message="the answer holds no JSON object")
+    # Without a span end nor a truncated tail, the caller found no quick reading to try.
+    quick = location.span_end != -1 or not location.closed
+    span_end = location.span_end if location.span_end != -1 else None
+    text, start = raw, location.start
+    if location.value is not None:  # what follows the object's comma is read with it
+        text, start, span_end = raw[start:], 0, location.value_end - start
     try:
-        repaired = repair(extraction.candidate, closed=extraction.closed)
+        repaired = _first_object(
+            repair(text, closed=location.closed, start=start, span_end=span_end, quick=quick)
+        )
     except RepairFailed as error:
         return FieldError(path="$", kind=error.kind, message=str(error))
+    if location.value is not None:
+        # A whole object followed by a comma: the repair read on past it. Keep the reading
+        # that holds the other; when neither does, the answer is ambiguous, not guessed.
+        extracted = location.value
+        if not isinstance(repaired, dict) or repaired.items() <= extracted.items():
+            return extracted, "extracted"
+        if not extracted.items() <= repaired.items():
+            return FieldError(
+                path="$", kind="ambiguous", message="the answer reads as two different objects"
+            )
     if not isinstance(repaired, dict):
         return FieldError(
             path="$", kind="json_invalid", message="no JSON object could be recovered"
         )
-    bad_numbers = list(_non_finite_paths(repaired))
-    if bad_numbers:  # the strict loader refuses these itself; json-repair does not
-        return FieldError(bad_numbers[0], "non_finite", "NaN and Infinity are not numbers")
+    if _MAYBE_NON_FINITE.search(raw):  # the strict loader refuses these; json-repair does not
+        bad_numbers = list(_non_finite_paths(repaired))
+        if bad_numbers:
+            return FieldError(bad_numbers[0], "non_finite", "NaN and Infinity are not numbers")
     return repaired, "repaired"
+
+
+# Where json-repair could have read NaN or an infinity: the words, or an exponent or a run
+# of digits too large for a float. Only then is the repaired object walked to look.
+_MAYBE_NON_FINITE = re.compile(r"nan|inf|\d[eE][+-]?\d{3}|\d{300}", re.IGNORECASE)
+
+
+def _first_object(value: Any) -> Any:
+    """json-repair reads several top-level values as a list; the first object is the
+    answer, as in extraction."""
+    if isinstance(value, list):
+        return next((item for item in value if isinstance(item, dict)), value)
+    return value
 
 
 def _non_finite_paths(data: Any, path: str = "$") -> Iterable[str]:

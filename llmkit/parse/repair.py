@@ -10,6 +10,7 @@ from typing import Any
 
 import json_repair
 
+from llmkit.parse.extraction import continues_after
 from llmkit.parse.fast import JsonRejected, loads_strict
 
 MAX_REPAIR_CHARS = 200_000
@@ -26,6 +27,9 @@ MAX_BLOCK_COMMENTS = 16
 _QUICK_FIXES = re.compile(
     r'(?P<string>"(?:[^"\\\n]|\\.)*")|,(?=\s*[}\]])|//[^\n]*|/\*.*?\*/', re.DOTALL
 )
+# What the pass above could fix, looked for without minding strings: one C-speed search
+# spares the string-aware pass on answers with neither defect.
+_MAYBE_QUICK_FIX = re.compile(r",\s*[}\]]|/[/*]")
 
 
 def _keep_strings(match: re.Match[str]) -> str:
@@ -37,7 +41,7 @@ def quick_repair(text: str) -> Any:
     enough (quotes, truncation, unquoted keys are json-repair's work)."""
     if len(text) > INLINE_CHARS or text.count("/*") > MAX_BLOCK_COMMENTS:
         return None  # an unclosed "/*" scans to the end: keep the regex pass linear
-    if ("," not in text and "/" not in text) or ("'" in text and '"' not in text):
+    if ("'" in text and '"' not in text) or not _MAYBE_QUICK_FIX.search(text):
         return None  # nothing this pass could fix, or single-quoted JSON
     fixed = _QUICK_FIXES.sub(_keep_strings, text)
     if fixed == text:
@@ -73,10 +77,20 @@ def _json_shaped(value: Any, depth: int = 0) -> bool:
     return isinstance(value, _JSON_SCALARS)
 
 
+# What a Python dict of JSON values can be made of: quoted strings, numbers, the six
+# literal words, brackets and punctuation. A text of anything else is declined by one
+# C-speed match instead of a failed parse (possessive, so a miss never backtracks).
+_PY_SHAPE = re.compile(
+    r"(?:'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+    r"|[-+]?\d[\w.+-]*+|True|False|None|true|false|null|[\s{}\[\]:,]++)*+"
+)
+
+
 def python_literal(text: str) -> Any:
     """A Python-style dict read as a literal (never evaluated as code); None unless the
     result is made of JSON types only."""
-    if "'" not in text or len(text) > INLINE_CHARS:
+    if "'" not in text or len(text) > INLINE_CHARS or not _PY_SHAPE.fullmatch(text):
         return None
     try:
         value = ast.literal_eval(_PY_LITERALS.sub(_python_literal, text))
@@ -85,61 +99,72 @@ def python_literal(text: str) -> Any:
     return value if isinstance(value, dict) and _json_shaped(value) else None
 
 
-# Tokens of a JSON text cut off mid-way: complete strings, a string left open at the end,
-# punctuation, bare words (numbers, literals), whitespace.
-_TOKENS = re.compile(
-    r'(?P<string>"(?:[^"\\]|\\.)*")|(?P<open_string>"(?:[^"\\]|\\.)*\\?\Z)'
-    r'|[{}\[\]:,]|[^\s{}\[\]:,"]+|\s+',
-    re.DOTALL,
-)
-_ATOM = re.compile(r"true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+# Strings (the last may be left open: no closing quote) and brackets of a JSON text cut
+# off mid-way. A string is one match read in C: the scan costs a step per string and
+# bracket, whatever their length.
+_STRINGS_AND_BRACKETS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?P<closing>")?|[{}\[\]]', re.DOTALL)
 _CLOSERS = {"{": "}", "[": "]"}
+# In a string left open, these may have been meant as structure (`{"key": "value}` is
+# most likely a forgotten quote before the brace), so where the string ends is a guess.
+_AMBIGUOUS_IN_OPEN_STRING = re.compile(r"[{}\[\]:`]")
+# Whitespace at the cut, written or escaped, is not content (json-repair drops it too).
+_TRAILING_SPACE = re.compile(r"(?:\s|\\[nrt])+\Z")
 
 
 def close_truncated(text: str) -> Any:
-    """Finish an answer the model stopped writing mid-way (max_tokens, a cut stream):
-    close an open string, drop a dangling key, colon, comma or half-written word, and
-    close every open bracket. None when that does not yield strict JSON."""
+    """Finish an answer the model stopped writing mid-way (max_tokens, a cut stream) by
+    closing an open value string and every open bracket, and dropping a trailing comma.
+
+    None when that does not yield strict JSON, and whenever finishing it would drop or
+    guess at something written: a dangling key or colon, a half-written word, a string
+    left open that holds a bracket, brace, colon or backtick (json-repair decides those,
+    keeping what it can).
+    """
     if len(text) > INLINE_CHARS:
         return None
-    tokens: list[tuple[str, str]] = []
     stack: list[str] = []
-    for match in _TOKENS.finditer(text):
-        token = match.group()
-        first = token[0]
-        if first in "{[":
-            stack.append(first)
-            tokens.append(("open", token))
-        elif first in "}]":
-            if not stack or _CLOSERS[stack.pop()] != first:
-                return None
-            tokens.append(("close", token))
-        elif first in ":,":
-            tokens.append((first, token))
-        elif first == '"':
-            if match.lastgroup == "open_string":
-                # An open string: keep what was written of a value, drop half a key.
-                token = token.removesuffix("\\") + '"'
-                if stack and stack[-1] == "{" and tokens and tokens[-1][0] in ("open", ","):
-                    continue
-            tokens.append(("string", token))
-        elif not first.isspace():
-            tokens.append(("atom", token))
+    last_string = None
+    for match in _STRINGS_AND_BRACKETS.finditer(text):
+        char = text[match.start()]
+        if char == '"':
+            last_string = match
+        elif char in "{[":
+            stack.append(char)
+        elif not stack or _CLOSERS[stack.pop()] != char:
+            return None
     if not stack:
         return None
-    while tokens:
-        kind = tokens[-1][0]
-        dangling_key = (
-            kind == "string" and stack[-1] == "{" and tokens[-2][0] in ("open", ",")
-            if len(tokens) > 1
-            else False
-        )
-        half_word = kind == "atom" and not _ATOM.fullmatch(tokens[-1][1])
-        if kind in (",", ":") or dangling_key or half_word:
-            tokens.pop()
-        else:
-            break
-    closed = "".join(token for _, token in tokens) + "".join(_CLOSERS[c] for c in reversed(stack))
+    closers = "".join(_CLOSERS[c] for c in reversed(stack))
+    if last_string is not None and last_string.group("closing") is None:
+        # The cut is inside a string: only a value's string is finished, and only when
+        # nothing in it could have been meant as structure.
+        before = text[: last_string.start()].rstrip()
+        content = _TRAILING_SPACE.sub("", text[last_string.start() + 1 :])
+        escapes = len(content) - len(content.rstrip("\\"))
+        is_value = before.endswith(":") or (stack[-1] == "[" and before[-1:] in ("[", ","))
+        if (
+            not is_value
+            or not content  # nothing of the value written yet
+            or content.endswith(",")  # a separator, or part of the text? json-repair guesses
+            or escapes % 2
+            or _AMBIGUOUS_IN_OPEN_STRING.search(content)
+        ):
+            return None
+        closed = f'{text[: last_string.start()]}"{content}"{closers}'
+    else:
+        kept = text.rstrip()
+        if kept.endswith(","):
+            kept = kept[:-1].rstrip()
+        if kept.endswith((":", ",", "{", "[")):
+            return None  # a key with no value yet, or a value begun with nothing in it
+        if (
+            last_string is not None
+            and last_string.end() == len(kept)
+            and stack[-1] == "{"
+            and text[: last_string.start()].rstrip().endswith(("{", ","))
+        ):
+            return None  # a key with no colon yet
+        closed = kept + closers
     try:
         return loads_strict(closed)
     except JsonRejected:
@@ -157,29 +182,60 @@ def _repair(text: str) -> Any:
     return json_repair.repair_json(text, return_objects=True, skip_json_loads=True)
 
 
+def _single_quoted(text: str) -> bool:
+    """Whether the first quote of `text` is a single one (a Python-style dict)."""
+    single = text.find("'")
+    return single != -1 and text.find('"', 0, single) == -1
+
+
+def might_read_quickly(text: str) -> bool:
+    """Whether a quick reading could answer for an object that does not read strictly:
+    one cheap check for each (brackets left open, a trailing comma or a comment, a
+    single quote first). False means only json-repair can read it."""
+    return (
+        text.count("{") > text.count("}")
+        or text.count("[") > text.count("]")
+        or _MAYBE_QUICK_FIX.search(text) is not None
+        or _single_quoted(text)
+    )
+
+
 def repair(
     text: str,
     *,
     closed: bool = True,
+    start: int = 0,
+    span_end: int | None = None,
+    quick: bool = True,
     max_chars: int = MAX_REPAIR_CHARS,
     time_limit_s: float = TIME_LIMIT_S,
 ) -> Any:
     """Repair trailing commas, single quotes, comments, unquoted keys and truncation.
 
-    `closed` says whether `text` is a balanced span (then the quick fix for commas and
-    comments, and the Python-literal reading, are tried first) or a truncated tail (then
-    closing it is tried first); what those cannot fix goes to json-repair. Raises
-    RepairFailed when the input is over the cap, runs past the time limit, or json-repair
-    itself gives up.
+    `text` is the whole answer and its object starts at `start`. `closed` says whether a
+    balanced span starts there (ending at `span_end`, or the end of `text`): then the quick
+    readings are tried on that span first, the fix for commas and comments and the
+    Python-literal reading. Otherwise the object is cut off, and closing it is tried first.
+    Each quick reading reads every character of its input under a strict grammar, or
+    declines: it answers only where json-repair would read the same or lose something. A
+    span followed by a comma never answers alone (`{"a": 1}, "b": 2}` is one object).
+    What they decline, json-repair reads, once, from the whole answer as it would alone;
+    `quick=False` goes to it straight away (the caller knows no quick reading applies).
+    Raises RepairFailed when the input is over the cap, runs past the time limit, or
+    json-repair itself gives up.
     """
     if len(text) > max_chars:
         raise RepairFailed("too_large", f"{len(text)} characters, the repair cap is {max_chars}")
-    if closed:
-        fixed = quick_repair(text)
-        if fixed is None:
-            fixed = python_literal(text)
-    else:
-        fixed = close_truncated(text)
+    fixed = None
+    if not quick:
+        pass
+    elif not closed:
+        fixed = close_truncated(text[start:])
+    elif span_end is None or not continues_after(text, span_end):
+        span = text[start:span_end]
+        fixed = quick_repair(span)
+        if fixed is None and _single_quoted(span):
+            fixed = python_literal(span)
     if fixed is not None:
         return fixed
     if len(text) <= INLINE_CHARS:

@@ -44,6 +44,45 @@ def test_trailing_comma_needs_repair():
     assert (outcome.ok, outcome.layer) == (True, "repaired")
 
 
+ANY_OBJECT = {"type": "object"}
+
+
+def test_members_written_after_an_early_closing_brace_are_kept():
+    outcome = parse('{"a": "v"}, "b": "w"}', ANY_OBJECT)
+    assert (outcome.ok, outcome.layer, outcome.value) == (True, "repaired", {"a": "v", "b": "w"})
+
+
+def test_members_after_an_early_brace_are_kept_behind_prose_too():
+    outcome = parse('Here it is: {"a": "v"}, "b": "w"}', ANY_OBJECT)
+    assert outcome.value == {"a": "v", "b": "w"}
+
+
+def test_a_brace_in_a_string_left_open_closes_the_object():
+    assert parse('{"key": "value}', ANY_OBJECT).value == {"key": "value"}
+    assert parse('{"key": ["value]}', ANY_OBJECT).value == {"key": ["value"]}
+
+
+def test_a_key_left_open_is_read_not_dropped():
+    assert parse('{"key:value}', ANY_OBJECT).value == {"key": "value"}
+
+
+def test_prose_after_an_object_and_a_comma_is_not_a_member():
+    outcome = parse('{"a": 1}, and that is all.', ANY_OBJECT)
+    assert (outcome.ok, outcome.layer, outcome.value) == (True, "extracted", {"a": 1})
+
+
+def test_of_several_objects_separated_by_commas_the_first_wins():
+    outcome = parse('{"a": 1}, {"a": 2}', ANY_OBJECT)
+    assert (outcome.layer, outcome.value) == ("extracted", {"a": 1})
+
+
+def test_an_answer_that_reads_as_two_different_objects_fails_into_the_retry():
+    # The first object says a=1; read on past its brace, the answer says a=2.
+    outcome = parse('{"a": 1}, "a": 2}', ANY_OBJECT)
+    assert not outcome.ok
+    assert outcome.signature == "$: ambiguous"
+
+
 def test_budget_as_text_needs_coercion_and_is_recorded():
     outcome = parse(json.dumps({**CLEAN, "budget_rub": "около 500 тыс"}), LeadCard)
     assert (outcome.ok, outcome.layer) == (True, "coerced")

@@ -2,6 +2,7 @@
 
 import json
 
+import json_repair
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -120,15 +121,32 @@ def test_quick_repair_stays_linear_on_unclosed_comments():
     [
         ('{"a": 1, "b": [1, 2', {"a": 1, "b": [1, 2]}),
         ('{"message": "Здравствуйте, расскаж', {"message": "Здравствуйте, расскаж"}),
-        ('{"a": 1, "b', {"a": 1}),
-        ('{"a": 1, "b":', {"a": 1}),
-        ('{"a": 1, "b": tru', {"a": 1}),
         ('{"a": "x\\\\", "b": 1', {"a": "x\\", "b": 1}),
-        ('{"a": [{"b": "c"}, {"d"', {"a": [{"b": "c"}, {}]}),
+        ('{"a": 1, "b": [1, 2],', {"a": 1, "b": [1, 2]}),
+        ('{"a": "cut at a space ', {"a": "cut at a space"}),
+        ('{"a": "cut at a newline\\n', {"a": "cut at a newline"}),
     ],
 )
 def test_close_truncated_finishes_a_cut_off_answer(text, expected):
     assert close_truncated(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1, "b',  # half a key
+        '{"a": 1, "b":',  # a key with no value yet
+        '{"a": 1, "b": tru',  # half a word
+        '{"a": [{"b": "c"}, {"d"',  # a key with no colon
+        '{"key": "value}',  # the brace was most likely meant to close the object
+        '{"key": ["value]}',
+        '{"key:value}',
+        '{"key": "val\\',  # an escape cut in half
+    ],
+)
+def test_close_truncated_leaves_cuts_it_would_have_to_guess_at_to_json_repair(text):
+    assert close_truncated(text) is None
+    assert repair(text, closed=False) == json_repair.loads(text)
 
 
 def test_close_truncated_leaves_complete_or_mismatched_text_to_json_repair():
@@ -151,6 +169,28 @@ def test_close_truncated_keeps_every_pair_written_before_the_cut(value, data):
         if pair_end <= cut:
             key, item = items[count - 1]
             assert result[key] == item
+
+
+_plain_text = st.text(alphabet="abcxyz é0123456789", min_size=1, max_size=10)
+_plain_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-1000, 10**6) | _plain_text,
+    lambda children: (
+        st.lists(children, min_size=1, max_size=3)
+        | st.dictionaries(_plain_text, children, min_size=1, max_size=3)
+    ),
+    max_leaves=10,
+)
+
+
+@given(st.dictionaries(_plain_text, _plain_values, min_size=1, max_size=4), st.data())
+def test_close_truncated_reads_a_plain_cut_as_json_repair_does(value, data):
+    """Where nothing written could be read two ways, the quick close is only a faster
+    json-repair: it never answers something json-repair would not."""
+    text = json.dumps(value, ensure_ascii=False)
+    cut = text[: data.draw(st.integers(1, len(text) - 1))]
+    result = close_truncated(cut)
+    if result is not None:
+        assert result == json_repair.loads(cut)
 
 
 @pytest.mark.parametrize(
