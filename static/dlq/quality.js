@@ -76,4 +76,14 @@
   document.addEventListener("htmx:load", drawAll);
   document.addEventListener("htmx:afterSwap", drawAll);
   document.addEventListener("htmx:historyRestore", drawAll);
+  // htmx keeps a copy of the page for the back button. Chart.js sizes each canvas with a style
+  // attribute, which the Content-Security-Policy refuses when that copy is put back, so the
+  // charts are taken down before it is made; the swap that follows draws them again.
+  document.addEventListener("htmx:beforeHistorySave", function () {
+    document.querySelectorAll("canvas").forEach(function (canvas) {
+      const chart = window.Chart && window.Chart.getChart(canvas);
+      if (chart) chart.destroy();
+      canvas.removeAttribute("style");
+    });
+  });
 })();

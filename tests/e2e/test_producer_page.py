@@ -57,7 +57,8 @@ def test_a_producers_day(live_server, browser, page, producer):
         assert "integer" in page.locator("#stage-budget .error").inner_text()
         page.locator("input#f-budget-budget").fill("450 000")
         page.locator("#stage-budget tr:has(#f-budget-budget) button").click()
-        page.wait_for_function("document.querySelector('#stage-budget .error') === null")
+        # A function, not an expression: Playwright evals expressions, which the CSP forbids.
+        page.wait_for_function("() => document.querySelector('#stage-budget .error') === null")
         assert StageRun.objects.get(project=project, key="budget").fields["budget"] == 450_000
 
         # The producer locks the product name; the stage field follows the lock.
