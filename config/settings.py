@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -58,6 +59,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "axes",
     "csp",
     "django_htmx",
     "template_partials",
@@ -82,6 +84,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last: turns a login refused by the lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -125,6 +129,26 @@ STATIC_ROOT = VAR_DIR / "staticfiles"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
+
+# --- Login throttling (django-axes) ---------------------------------------------------
+# After LOGIN_FAILURE_LIMIT wrong passwords for one user name from one address, that pair
+# is refused for LOGIN_COOLOFF_MINUTES on both login pages (ours and the admin's), and each
+# try during the pause starts it again. Counted per name and address together, so one
+# attacker cannot lock everybody out. An administrator unlocks by deleting the access
+# attempt (Admin -> Axes); a successful login clears the count.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/lockout.html"
+# The address is REMOTE_ADDR; behind reverse proxies that append to X-Forwarded-For, set
+# LOGIN_TRUSTED_PROXIES to their number (anything further left can be forged by a client).
+LOGIN_TRUSTED_PROXIES = env_int("LOGIN_TRUSTED_PROXIES", 0)
+AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
 
 # --- Celery ---------------------------------------------------------------------------
 # CELERY_BROKER_URL (redis://127.0.0.1:6379/0) selects a broker server. Without one, the
