@@ -3,8 +3,8 @@ semantic validation. It never raises on any text; it returns a value or field er
 
 from __future__ import annotations
 
+import json
 import math
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -129,16 +129,22 @@ def _load(raw: str, max_chars: int, max_depth: int) -> tuple[Any, Layer] | Field
         return FieldError(
             path="$", kind="json_invalid", message="no JSON object could be recovered"
         )
-    if _MAYBE_NON_FINITE.search(raw):  # the strict loader refuses these; json-repair does not
-        bad_numbers = list(_non_finite_paths(repaired))
-        if bad_numbers:
-            return FieldError(bad_numbers[0], "non_finite", "NaN and Infinity are not numbers")
+    if not _all_finite(repaired):  # the strict loader refuses these; json-repair does not
+        bad_number = next(iter(_non_finite_paths(repaired)))
+        return FieldError(bad_number, "non_finite", "NaN and Infinity are not numbers")
     return repaired, "repaired"
 
 
-# Where json-repair could have read NaN or an infinity: the words, or an exponent or a run
-# of digits too large for a float. Only then is the repaired object walked to look.
-_MAYBE_NON_FINITE = re.compile(r"nan|inf|\d[eE][+-]?\d{3}|\d{300}", re.IGNORECASE)
+def _all_finite(data: Any) -> bool:
+    """Whether no number in `data` is NaN or infinite: json.dumps's C encoder looks, far
+    faster than a walk in Python (which runs only to name the field when one is)."""
+    try:
+        json.dumps(data, allow_nan=False)
+    except ValueError:
+        return False
+    except (TypeError, RecursionError):
+        return not any(_non_finite_paths(data))
+    return True
 
 
 def _first_object(value: Any) -> Any:

@@ -105,20 +105,23 @@ def python_literal(text: str) -> Any:
 _STRINGS_AND_BRACKETS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?P<closing>")?|[{}\[\]]', re.DOTALL)
 _CLOSERS = {"{": "}", "[": "]"}
 # In a string left open, these may have been meant as structure (`{"key": "value}` is
-# most likely a forgotten quote before the brace), so where the string ends is a guess.
-_AMBIGUOUS_IN_OPEN_STRING = re.compile(r"[{}\[\]:`]")
+# most likely a forgotten quote before the brace; after `, word:` json-repair may start a
+# new member), so where the string ends is a guess.
+_AMBIGUOUS_IN_OPEN_STRING = re.compile(r"[{}\[\]`]|,\s*[\w-]+\s*:")
 # Whitespace at the cut, written or escaped, is not content (json-repair drops it too).
 _TRAILING_SPACE = re.compile(r"(?:\s|\\[nrt])+\Z")
 
 
 def close_truncated(text: str) -> Any:
-    """Finish an answer the model stopped writing mid-way (max_tokens, a cut stream) by
-    closing an open value string and every open bracket, and dropping a trailing comma.
+    """Finish an answer the model stopped writing mid-way (max_tokens, a cut stream):
+    close an open value string and every open bracket, drop a trailing comma, and drop a
+    key cut before its value where json-repair drops it too (in an object not held by an
+    array).
 
-    None when that does not yield strict JSON, and whenever finishing it would drop or
-    guess at something written: a dangling key or colon, a half-written word, a string
-    left open that holds a bracket, brace, colon or backtick (json-repair decides those,
-    keeping what it can).
+    None when that does not yield strict JSON, and whenever finishing it would guess at
+    something written: a dangling colon, a half-written word, a value begun with nothing
+    in it, a string left open that holds a bracket, brace, backtick or what could start a
+    new member (json-repair decides those, keeping what it can).
     """
     if len(text) > INLINE_CHARS:
         return None
@@ -134,39 +137,39 @@ def close_truncated(text: str) -> Any:
             return None
     if not stack:
         return None
-    closers = "".join(_CLOSERS[c] for c in reversed(stack))
+    # A key is dropped as json-repair drops it: in an object that no array holds.
+    key_droppable = stack[-1] == "{" and (len(stack) == 1 or stack[-2] == "{")
     if last_string is not None and last_string.group("closing") is None:
-        # The cut is inside a string: only a value's string is finished, and only when
-        # nothing in it could have been meant as structure.
         before = text[: last_string.start()].rstrip()
         content = _TRAILING_SPACE.sub("", text[last_string.start() + 1 :])
         escapes = len(content) - len(content.rstrip("\\"))
-        is_value = before.endswith(":") or (stack[-1] == "[" and before[-1:] in ("[", ","))
-        if (
-            not is_value
-            or not content  # nothing of the value written yet
-            or content.endswith(",")  # a separator, or part of the text? json-repair guesses
-            or escapes % 2
-            or _AMBIGUOUS_IN_OPEN_STRING.search(content)
-        ):
+        if escapes % 2 or _AMBIGUOUS_IN_OPEN_STRING.search(content):
             return None
-        closed = f'{text[: last_string.start()]}"{content}"{closers}'
+        if before.endswith(":") or (stack[-1] == "[" and before[-1:] in ("[", ",")):
+            if not content or content.endswith(","):
+                return None  # nothing of the value written yet, or a comma json-repair reads
+            kept = f'{text[: last_string.start()]}"{content}"'
+        elif key_droppable and ":" not in content:
+            kept = before  # half a key
+        else:
+            return None
     else:
         kept = text.rstrip()
-        if kept.endswith(","):
-            kept = kept[:-1].rstrip()
-        if kept.endswith((":", ",", "{", "[")):
-            return None  # a key with no value yet, or a value begun with nothing in it
         if (
             last_string is not None
             and last_string.end() == len(kept)
             and stack[-1] == "{"
             and text[: last_string.start()].rstrip().endswith(("{", ","))
-        ):
-            return None  # a key with no colon yet
-        closed = kept + closers
+        ):  # a whole key with no colon yet
+            if not key_droppable:
+                return None
+            kept = text[: last_string.start()].rstrip()
+    if kept.endswith(","):
+        kept = kept[:-1].rstrip()
+    if kept.endswith((":", ",", "{", "[")):
+        return None  # a key with no value yet, or a value begun with nothing in it
     try:
-        return loads_strict(closed)
+        return loads_strict(kept + "".join(_CLOSERS[c] for c in reversed(stack)))
     except JsonRejected:
         return None
 
