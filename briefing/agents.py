@@ -6,13 +6,13 @@ from __future__ import annotations
 import contextvars
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 
 from briefing.context import stage_prompt
-from briefing.stages.base import StageSpec, is_empty
+from briefing.stages.base import StageSpec
 from dlq.models import StructuredCall
 from dlq.services import structured_run
 from llmkit.parse import FieldError
@@ -38,6 +38,10 @@ class StageCall:
     client_texts: Callable[[], Sequence[str]] = tuple  # type: ignore[assignment]
     # Earlier turns of this stage cut from `turns` (the prompt says how many).
     omitted_turns: int = 0
+    # The reader's reading of the client's message (briefing.reader), None on an opening.
+    reading: Any = None
+    # Every stage's fields so far (stage key → fields): what is already known.
+    profile: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 # "500000", "500 000", "1 500 000" written by a person: one number each.
@@ -129,6 +133,7 @@ def stage_agent_run(
         language=call.language,
         opening=call.opening,
         omitted_turns=call.omitted_turns,
+        profile=call.profile,
     )
     token = _current_call.set(call)
     try:
@@ -149,40 +154,13 @@ def stage_agent_run(
 
 
 def stage_rules_responder(turn: RulesTurn) -> Mapping[str, Any] | None:
-    """The rules agent's stage logic: take the client's answer to the question it asked,
-    then ask for the next missing required field, or set the status flag when none is
-    left. Outside a briefing call it leaves the generic rules answer alone."""
+    """The rules agent's stage logic (briefing.dialogue): take the client's answer, ask for
+    what is still missing, read the brief back before it completes. Outside a briefing call
+    it leaves the generic rules answer alone."""
+    from briefing.dialogue import rules_reply
+
     call = _current_call.get()
-    if call is None:
-        return None
-    spec, language = call.spec, call.language
-    values = dict(call.known)
-    answer: dict[str, Any] = {}
-    client_text = call.turns[-1][1] if call.turns and call.turns[-1][0] == "client" else ""
-    if call.asked_field and client_text and not call.opening:
-        reader = spec.readers.get(call.asked_field)
-        if reader is not None:
-            value = reader(client_text, language)
-            if not is_empty(value):
-                answer[call.asked_field] = value
-                values[call.asked_field] = value
-    for lock_field, lock_key in spec.locks.items():
-        if call.locks.get(lock_key):
-            answer[lock_field] = values[lock_field] = call.locks[lock_key]
-    missing = spec.missing(values)
-    if not spec.required and call.asked_field and not call.opening:
-        missing = []  # a stage with nothing required closes after its one question
-    if missing or (not spec.required and (call.opening or not call.asked_field)):
-        ask = missing[0] if missing else spec.fields[0]
-        question = spec.questions[language if language in spec.questions else "en"][ask]
-        if call.opening:
-            question = f"{_localised(spec.opening, language)} {question}"
-        return {**answer, "message": question, "askedField": ask, spec.status_field: False}
-    return {**answer, "message": "", spec.status_field: True}
-
-
-def _localised(texts: Mapping[str, str], language: str) -> str:
-    return texts.get(language) or texts.get("en") or next(iter(texts.values()), "")
+    return None if call is None else rules_reply(call)
 
 
 def stage_answer_check(*, turn, raw: str):

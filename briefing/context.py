@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from briefing.stages.base import StageSpec
+from briefing.stages.base import StageSpec, is_empty
 from llmkit.language import reply_language_block
 from llmkit.prompt import Prompt, PromptBlock, build_prompt, stable_json
 
@@ -32,6 +32,18 @@ def _quoted(text: str) -> str:
         cut = len(text) - MAX_QUOTED_CHARS
         text = text[:MAX_QUOTED_CHARS] + f" [... {cut} more characters not shown]"
     return json.dumps(text, ensure_ascii=False)
+
+
+def _known_elsewhere(
+    profile: Mapping[str, Mapping[str, Any]], stage_key: str
+) -> dict[str, dict[str, Any]]:
+    """The filled fields of the other stages (stage key → field → value)."""
+    known = {}
+    for key, fields in profile.items():
+        filled = {name: value for name, value in fields.items() if not is_empty(value)}
+        if key != stage_key and filled:
+            known[key] = filled
+    return known
 
 
 _stage_blocks: dict[tuple[str, type], str] = {}
@@ -62,6 +74,7 @@ def stage_prompt(
     language: str,
     opening: bool,
     omitted_turns: int = 0,
+    profile: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Prompt:
     """`turns` are (role, text) of THIS stage only, oldest first, already cut to the last
     few, `omitted_turns` of them left out before; `known` the stage's fields so far;
@@ -74,6 +87,12 @@ def stage_prompt(
     state_lines.append("Closed stages:")
     state_lines += [f"- {line}" for line in summaries] or ["- none"]
     state_lines.append(f"Known so far in this stage: {stable_json(dict(known))}")
+    elsewhere = _known_elsewhere(profile or {}, spec.key)
+    if elsewhere:
+        # The same "already known" the rules agent works from: never ask for these again.
+        state_lines.append(
+            f"Already known from the client (never ask for it again): {stable_json(elsewhere)}"
+        )
 
     conversation = ["Conversation in this stage (latest last):"]
     if omitted_turns > 0:

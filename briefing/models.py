@@ -172,6 +172,7 @@ class LockedEntity(models.Model):
         CLIENT = "client"
         PREFILL = "prefill", "pre-parse"
         PRODUCER = "producer"
+        LEAD = "lead"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="locks")
     key = models.CharField(max_length=40)
@@ -215,6 +216,12 @@ class BriefingEvent(models.Model):
         LOCK_REMOVED = "lock_removed"
         LOCK_VIOLATION_BLOCKED = "lock_violation_blocked"
         FIELD_CORRECTED = "field_corrected"
+        # The client restated a field: the latest explicit value replaced the earlier one.
+        FIELD_CORRECTED_BY_CLIENT = "field_corrected_by_client"
+        # The client restated a locked value: a producer accepts or rejects the change.
+        LOCK_CHANGE_PROPOSED = "lock_change_proposed"
+        LOCK_CHANGE_ACCEPTED = "lock_change_accepted"
+        LOCK_CHANGE_REJECTED = "lock_change_rejected"
         PRODUCER_TAKEOVER = "producer_takeover"
         PRODUCER_RELEASED = "producer_released"
         PRODUCER_MESSAGE = "producer_message"

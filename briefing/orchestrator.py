@@ -20,7 +20,7 @@ from django.utils import timezone
 from briefing.agents import StageCall, stage_agent_run
 from briefing.brief import Brief, brief_markdown
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
-from briefing.prefill import prefill_findings
+from briefing.reading import reading_apply, reading_meta, turn_read
 from briefing.services import _next_seq, spec_for
 from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.registry import stages_for
@@ -149,6 +149,8 @@ class _TurnWork:
         default_factory=lambda: time.monotonic() + settings.BRIEFING_TURN_BUDGET_S
     )
     _client_texts: list[str] | None = None
+    # The reader's reading of this turn's message (briefing.reading), once it ran.
+    reading: Any = None
 
     def client_texts(self) -> list[str]:
         """Everything the client wrote up to this turn (numbers must come from here)."""
@@ -162,6 +164,17 @@ class _TurnWork:
 
     def lock_values(self) -> dict[str, str]:
         return {**{k: lock.value for k, lock in self.locks.items()}, **self.new_locks}
+
+    def pinned_values(self) -> dict[str, str]:
+        """What a model may not rename: the locks, and the identity values the client gave
+        (locked only once confirmed, but a client's correction alone changes them)."""
+        pinned = {}
+        for stage in self.stages:
+            for name, key in self.spec(stage).locks.items():
+                value = stage.fields.get(name)
+                if isinstance(value, str) and value.strip():
+                    pinned[key] = value.strip()
+        return {**pinned, **self.lock_values()}
 
     def spec(self, stage: StageRun) -> StageSpec:
         return spec_for(self.project, stage.key)
@@ -237,37 +250,16 @@ def _start(work: _TurnWork, stage: StageRun) -> None:
 
 
 def _prefill(work: _TurnWork) -> None:
-    findings = prefill_findings(
-        work.turn.text, today=timezone.localdate(), language=work.project.language
-    )
-    if not findings:
-        return
-    locked_fields = set(work.lock_values())
-    for stage in work.stages:
-        spec = work.spec(stage)
-        filled_here = False
-        for kind, field_name in spec.prefill.items():
-            finding = findings.get(kind)
-            if (
-                finding is None
-                or not is_empty(stage.fields.get(field_name))
-                or field_name in stage.producer_fields
-                or spec.locks.get(field_name) in locked_fields
-            ):
-                continue
-            stage.fields = {**stage.fields, field_name: finding.value}
-            filled_here = True
-            work.event(
-                Kind.PREFILL_FILLED, stage.key, field=field_name, value=finding.value,
-                evidence=finding.evidence, start=finding.start, end=finding.end,
-            )  # fmt: skip
-        if (
-            filled_here
-            and stage.status != StageRun.Status.CLOSED
-            and spec.required
-            and not spec.missing(stage.fields)
-        ):
-            _close(work, stage, by=StageRun.ClosedBy.PREFILL)
+    """Read the client's message for every stage's fields (briefing.reading): what it states
+    fills any stage, a correction replaces, a change to a locked value is proposed."""
+    reading = turn_read(turn=work.turn, language=work.project.language)
+    work.reading = reading
+    work.turn.meta = {**work.turn.meta, "reading": reading_meta(reading)}
+    reading_apply(
+        reading=reading, stages=work.stages, spec_of=work.spec, locks=work.lock_values(),
+        event=work.event, close=lambda stage: _close(work, stage, by=StageRun.ClosedBy.PREFILL),
+        language=work.project.language,
+    )  # fmt: skip
 
 
 def _close(work: _TurnWork, stage: StageRun, *, by: str) -> None:
@@ -318,7 +310,7 @@ def _run_stage(
     call = StageCall(
         spec=spec,
         known=dict(stage.fields),
-        locks=work.lock_values(),
+        locks=work.pinned_values(),
         summaries=[s.summary for s in work.stages if s.status == StageRun.Status.CLOSED],
         turns=history.turns,
         language=work.project.language,
@@ -326,6 +318,8 @@ def _run_stage(
         asked_field=history.asked_field,
         client_texts=work.client_texts,
         omitted_turns=history.omitted,
+        reading=None if opening else work.reading,
+        profile={s.key: dict(s.fields) for s in work.stages},
     )
     result, record = stage_agent_run(
         call, source_id=str(work.turn.pk), raw_input=work.turn.text, budget_s=work.budget_left()
@@ -371,7 +365,7 @@ def _accept(
     """A valid stage answer (the model's, or a manager's fix of a dead letter): merge its
     fields under the locks and producer values, then the gate."""
     spec = work.spec(stage)
-    locked = work.lock_values()
+    locked = work.pinned_values()
     _block_foreign_renames(work, stage, data, locked)
     for name in spec.fields:
         value = getattr(answer, name, None)
@@ -381,11 +375,6 @@ def _accept(
         if lock_key and lock_key in locked:
             value = locked[lock_key]
         stage.fields = {**stage.fields, name: value}
-    for name, lock_key in spec.locks.items():
-        value = stage.fields.get(name)
-        if lock_key not in locked and isinstance(value, str) and value.strip():
-            work.new_locks[lock_key] = value.strip()
-            work.event(Kind.LOCK_SET, stage.key, key=lock_key, new=value.strip(), source="client")
     flag = bool(getattr(answer, spec.status_field, False))
     missing = spec.missing(stage.fields)
     work.event(
@@ -400,7 +389,10 @@ def _accept(
     work.event(Kind.GATE_HELD, stage.key, missing=missing, flag=flag)
     message = answer.message.strip() or _fallback_question(spec, missing, work.project.language)
     asked = asked or (missing[0] if missing else None)
-    work.replies.append(_Reply(message, stage.key, record, {"asked_field": asked}))
+    meta = {"asked_field": asked}
+    if isinstance(data.get("askedFields"), list):  # two related fields asked together
+        meta["asked_fields"] = [f for f in data["askedFields"] if isinstance(f, str)]
+    work.replies.append(_Reply(message, stage.key, record, meta))
 
 
 def _late_answer_claim(turn: Turn) -> _TurnWork:
@@ -575,10 +567,26 @@ def _finish(project: Project, stages: list[StageRun]) -> None:
 
 
 def _complete(work: _TurnWork, *, call: Any = None) -> None:
+    _locks_confirm(work)
     _finish(work.project, work.stages)
     work.event(Kind.BRIEF_COMPLETED)
     work.also_write.append(lambda: brief_completed_emit(work.project))
     work.replies.append(_Reply(code_text("completed", work.project.language), "", call))
+
+
+def _locks_confirm(work: _TurnWork) -> None:
+    """Identity is locked once the client confirmed the read-back (or corrected it: the
+    correction settles it), never on first sight."""
+    locked = work.lock_values()
+    for stage in work.stages:
+        for name, lock_key in work.spec(stage).locks.items():
+            value = stage.fields.get(name)
+            if lock_key not in locked and isinstance(value, str) and value.strip():
+                work.new_locks[lock_key] = value.strip()
+                work.event(
+                    Kind.LOCK_SET, stage.key, key=lock_key, new=value.strip(), source="client",
+                    reason="confirmed",
+                )  # fmt: skip
 
 
 def brief_refresh(project: Project) -> None:

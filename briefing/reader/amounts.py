@@ -1,0 +1,166 @@
+"""Money in a client's message, read for the briefing: llmkit's amounts plus the slang and
+word forms it misses ("лям", "два с половиной миллиона", "тысяч 450", "twenty-five grand"),
+and whether each amount is the budget, a price or just a number mentioned."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from llmkit.extract import find_money
+from llmkit.extract.numbers import parse_number
+
+# Cues that an amount is the budget: in the clause before it.
+BUDGET_CUE = re.compile(
+    r"бю[дж]+ет|бюжет|можем\s+(?:выделить|потратить|вложить|заплатить)|готовы\s+(?:потратить|"
+    r"вложить|заплатить)|выделили|выделить|заложили|закладываем|располагаем|рассчитываем\s+на"
+    r"|на\s+(?:всё|все|ролик|проект|видео|съ[её]мк)|"
+    r"виділили|виділити|можемо\s+(?:витратити|виділити|заплатити)|маємо|закладаємо|"
+    r"розраховуємо\s+на|на\s+(?:ролик|проєкт|відео|все)|"
+    r"budget|we\s+can\s+spend|can\s+spend|we\s+have|set\s+aside|afford|allocated|"
+    r"willing\s+to\s+(?:spend|pay)|up\s+to",
+    re.IGNORECASE,
+)
+# Cues that an amount is a price of something (the client's product, a delivery, ...).
+PRICE_BEFORE = re.compile(
+    r"(?:стоит|стоят|стоимость|цена|ценой|по\s+цене|продаём|продаем|обходится|"
+    r"коштує|коштують|ціна|вартість|продаємо|"
+    r"costs?|priced?|price\s+is|sells?\s+for|retails?|"
+    r"\bот|\bвід|\bfrom|заказ\s+от|замовлення\s+від)\W*(?:\w+\W+){0,2}$",
+    re.IGNORECASE,
+)
+PRICE_AFTER = re.compile(
+    r"^\W{0,3}(?:за\s+(?:бутылку|штуку|шт|головку|упаковку|пачку|банку|месяц|год|букет|"
+    r"пляшку|місяць|рік|урок|час|годину|ночь|ніч)|в\s+месяц|на\s+місяць|в\s+день|"
+    r"per\s+\w+|a\s+(?:month|year|week|bottle|piece|night|day)|each|/\s*(?:мес|міс|mo|month))",
+    re.IGNORECASE,
+)
+_CURRENCY_WORDS = (
+    ("RUB", re.compile(r"руб|₽|\brub\b|roubl|rubl", re.IGNORECASE)),
+    ("USD", re.compile(r"доллар|долар|\$|\busd\b|dollar|бакс|\bus\s+dollars?", re.IGNORECASE)),
+    ("EUR", re.compile(r"евро|євро|€|\beur\b|euro", re.IGNORECASE)),
+    ("UAH", re.compile(r"гривн|гривен|гривень|грн|₴|\buah\b|hryvn", re.IGNORECASE)),
+)
+# Slang that names roubles without saying so.
+_ROUBLE_SLANG = re.compile(r"лям|лимон|тыщ|косар|штук", re.IGNORECASE)
+
+_WORD_NUMBER = r"[a-zа-яёіїєґ'’]+"
+_MAGNITUDE = {
+    "тыс": 1_000, "тысяч": 1_000, "тисяч": 1_000, "тис": 1_000, "тыщ": 1_000,
+    "млн": 1_000_000, "миллион": 1_000_000, "мільйон": 1_000_000, "лям": 1_000_000,
+    "лимон": 1_000_000, "grand": 1_000, "thousand": 1_000, "million": 1_000_000,
+}  # fmt: skip
+_UNIT = (
+    r"(?P<unit>лям(?:а|ов|ів)?|лимон(?:а|ов)?|grand|млн|миллион(?:а|ов)?|мільйон(?:а|ів|и)?|"
+    r"тысяч(?:и|а)?|тисяч(?:і|а)?|тыс|тис)\b"
+)
+# "два с половиной миллиона", "два з половиною мільйони"
+_HALF = re.compile(
+    rf"(?P<number>\d+|{_WORD_NUMBER})\s+(?:с|з)\s+половин(?:ой|ою)\s+{_UNIT}", re.IGNORECASE
+)
+_SLANG = re.compile(
+    rf"(?P<number>\d+(?:[.,]\d+)?|{_WORD_NUMBER}(?:-{_WORD_NUMBER})?)?\s*"
+    r"(?P<unit>лям(?:а|ов|ів)?|лимон(?:а|ов)?|grand)\b",
+    re.IGNORECASE,
+)
+_INVERTED = re.compile(r"\b(?P<unit>тысяч|тисяч|тыщ)\s+(?P<number>\d{2,3})\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Amount:
+    value: int
+    currency: str | None
+    start: int
+    end: int
+    text: str
+    role: str  # "budget", "price" or "mention"
+
+
+def _unit_value(unit: str) -> int:
+    unit = unit.lower()
+    for stem, value in _MAGNITUDE.items():
+        if unit.startswith(stem):
+            return value
+    return 1
+
+
+def _number(text: str | None) -> float | None:
+    if not text:
+        return 1.0
+    text = text.strip().lower()
+    if text in ("пол", "пів", "half", "a"):
+        return 0.5 if text != "a" else 1.0
+    value = parse_number(text.replace(",", "."))
+    if value is None:
+        # "twenty-five" → parse_number knows "twenty five"
+        value = parse_number(text.replace("-", " "))
+    return value
+
+
+def _slang_amounts(text: str) -> list[tuple[int, int, int, bool]]:
+    """(value, start, end, wins) for the forms llmkit misses; `wins` when the form must
+    replace any llmkit reading it overlaps ("тысяч 450" is 450 000, not 1 450)."""
+    found = []
+    for match in _HALF.finditer(text):
+        number = _number(match.group("number"))
+        if number is not None:
+            value = round((number + 0.5) * _unit_value(match.group("unit")))
+            found.append((value, match.start(), match.end(), True))
+    for match in _SLANG.finditer(text):
+        number_text = match.group("number")
+        number = _number(number_text)
+        start = match.start("number") if number_text else match.start("unit")
+        if number is None:  # a word that is no number ("бюджет лям"): the unit stands alone
+            number, start = 1.0, match.start("unit")
+        value = round(number * _unit_value(match.group("unit")))
+        if value > 0:
+            found.append((value, start, match.end(), False))
+    for match in _INVERTED.finditer(text):
+        found.append((int(match.group("number")) * 1000, match.start(), match.end(), True))
+    return found
+
+
+def currency_named(text: str) -> list[str]:
+    """Currency codes named in the text, in order of first mention."""
+    hits = []
+    for code, pattern in _CURRENCY_WORDS:
+        match = pattern.search(text)
+        if match:
+            hits.append((match.start(), code))
+    return [code for _, code in sorted(hits)]
+
+
+def amounts_find(text: str, *, language: str) -> list[tuple[int, str | None, int, int]]:
+    """Every amount: (value, currency, start, end), llmkit's where it reads the whole amount,
+    the reader's own where llmkit misses it or reads only part of it."""
+    money = [(m.value, m.currency, m.start, m.end) for m in find_money(text) if m.value > 0]
+    for value, start, end, wins in _slang_amounts(text):
+        overlapping = [m for m in money if m[2] < end and start < m[3]]
+        if any(m[2] <= start and end <= m[3] for m in overlapping) and not wins:
+            continue  # llmkit read it whole
+        money = [m for m in money if m not in overlapping]
+        money.append((value, None, start, end))
+    money.sort(key=lambda m: m[2])
+    result = []
+    for value, currency, start, end in money:
+        if currency is None:
+            tail = text[end : end + 30]
+            named = currency_named(tail[: max(tail.find("."), 0) or 30])
+            if named:
+                currency = named[0]
+            elif language == "ru" and _ROUBLE_SLANG.search(text[start:end]):
+                currency = "RUB"
+        result.append((value, currency, start, end))
+    return result
+
+
+def amount_role(text: str, start: int, end: int, *, clause_start: int) -> str:
+    """ "price" after a price cue or before "за бутылку" / "a month"; "budget" after a budget
+    cue in the same clause; else "mention"."""
+    before = text[clause_start:start]
+    priced = PRICE_BEFORE.search(before) or PRICE_AFTER.search(text[end : end + 20])
+    if priced and not BUDGET_CUE.search(before):  # "бюджет от 300 тысяч" is still a budget
+        return "price"
+    if BUDGET_CUE.search(before) or BUDGET_CUE.search(text[end : end + 25]):
+        return "budget"
+    return "mention"

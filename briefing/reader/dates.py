@@ -1,0 +1,113 @@
+"""Deadlines in a client's message: llmkit's (absolute, relative and period-end dates in three
+languages) first, then the forms it misses ("до середины марта", "by mid-February", "к
+Новому году", "на початку квітня"), then dateparser for dates in words it can still read."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass
+
+from llmkit.extract import find_deadlines
+
+_MONTHS = {
+    "январ": 1, "феврал": 2, "март": 3, "апрел": 4, "ма": 5, "июн": 6, "июл": 7, "август": 8,
+    "сентябр": 9, "октябр": 10, "ноябр": 11, "декабр": 12,
+    "січ": 1, "лют": 2, "берез": 3, "квіт": 4, "травн": 5, "черв": 6, "лип": 7, "серп": 8,
+    "верес": 9, "жовт": 10, "листопад": 11, "груд": 12,
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9,
+    "oct": 10, "nov": 11, "dec": 12,
+}  # fmt: skip
+_MONTH_WORD = r"([a-zа-яёіїєґ]+)"
+_MIDDLE = re.compile(
+    rf"(?:середин[аеыуі]|серединy|mid-?|middle\s+of)\s*{_MONTH_WORD}", re.IGNORECASE
+)
+_START = re.compile(rf"(?:начал[аеоу]|початку|початок|early|start\s+of|beginning\s+of)\s+"
+                    rf"{_MONTH_WORD}", re.IGNORECASE)  # fmt: skip
+_NEW_YEAR = re.compile(r"нов(?:ому|ого|ый|ий|оро)\s+год|нов(?:ого|ий)\s+рок|new\s+year",
+                       re.IGNORECASE)  # fmt: skip
+# Worth handing to dateparser (slow): a month name or a relative word llmkit did not resolve.
+_DATEISH = re.compile(
+    r"январ|феврал|март|апрел|мая|июн|июл|август|сентябр|октябр|ноябр|декабр|січ|лют|берез|"
+    r"квіт|травн|черв|лип|серп|верес|жовт|листопад|груд|january|february|march|april|may|june|"
+    r"july|august|september|october|november|december|недел|тиж|week|месяц|місяц|month|"
+    r"завтра|tomorrow|понедельник|пятниц|monday|friday|п'ятниц|понеділ",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class DateFinding:
+    value: datetime.date
+    start: int
+    end: int
+    text: str
+
+
+def _month(word: str) -> int | None:
+    word = word.lower()
+    for stem, number in sorted(_MONTHS.items(), key=lambda item: -len(item[0])):
+        if word.startswith(stem) and (len(stem) > 2 or word in ("мая", "май", "мае")):
+            return number
+    return None
+
+
+def _month_named(text: str) -> bool:
+    return any(_month(word) for word in re.findall(r"[a-zа-яёіїєґ]{3,}", text.lower()))
+
+
+def _next(day: datetime.date, today: datetime.date) -> datetime.date:
+    return day if day >= today else day.replace(year=day.year + 1)
+
+
+def deadlines_find(text: str, *, today: datetime.date, language: str) -> list[DateFinding]:
+    found = [
+        DateFinding(d.value, d.start, d.end, d.text) for d in find_deadlines(text, today=today)
+    ]
+    extra = []
+    for pattern, day in ((_MIDDLE, 15), (_START, 1)):
+        for match in pattern.finditer(text):
+            month = _month(match.group(1))
+            if month:
+                value = _next(datetime.date(today.year, month, day), today)
+                extra.append(DateFinding(value, match.start(), match.end(), match.group(0)))
+    for match in _NEW_YEAR.finditer(text):
+        value = datetime.date(today.year, 12, 31)
+        extra.append(DateFinding(value, match.start(), match.end(), match.group(0)))
+    for item in extra:
+        # the longer, more precise reading wins where two overlap
+        overlapping = [f for f in found if f.start < item.end and item.start < f.end]
+        if all(f.end - f.start < item.end - item.start for f in overlapping):
+            found = [f for f in found if f not in overlapping] + [item]
+    if not found and _DATEISH.search(text):
+        found = _dateparser_find(text, today=today, language=language)
+    return sorted(found, key=lambda f: f.start)
+
+
+def _dateparser_find(text: str, *, today: datetime.date, language: str) -> list[DateFinding]:
+    from dateparser.search import search_dates
+
+    settings = {
+        "RELATIVE_BASE": datetime.datetime.combine(today, datetime.time()),
+        "PREFER_DATES_FROM": "future",
+        "DATE_ORDER": "DMY",
+    }
+    languages = [language] if language in ("ru", "uk", "en") else ["ru", "uk", "en"]
+    try:
+        hits = search_dates(text, languages=languages, settings=settings) or []
+    except Exception:  # dateparser raises on odd input; a date is then simply not found
+        return []
+    result = []
+    for phrase, moment in hits:
+        start = text.find(phrase)
+        # "a month" in "$4.99 a month" is no date: a digit or a month's name must be there
+        if (
+            start < 0
+            or phrase.strip().isdigit()
+            or not (re.search(r"\d", phrase) or _month_named(phrase))
+        ):
+            continue
+        if moment.date() < today:
+            continue
+        result.append(DateFinding(moment.date(), start, start + len(phrase), phrase))
+    return result

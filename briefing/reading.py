@@ -1,0 +1,163 @@
+"""A client's message read for every stage at once and applied to the briefing: a field the
+client states is filled wherever it belongs; a correction (or a second explicit statement)
+replaces the earlier value, closed stage or not; a change to a locked value becomes a
+proposal for the producer. Called by the orchestrator on every client turn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from django.utils import timezone
+from pydantic import ValidationError
+
+from briefing.models import BriefingEvent, StageRun, Turn
+from briefing.reader import ANSWER, CORRECTION, FIELD_STAGES, MENTION, Finding, Reading
+from briefing.reader import message_read as _message_read
+from briefing.stages.base import is_empty
+
+Kind = BriefingEvent.Kind
+# Fields whose value a later explicit statement replaces even without a correction marker
+# ("Бюджет 3 млн" after "бюджет 2 млн"), when read with at least this confidence.
+RESTATED_CONFIDENCE = 0.85
+RESTATED_FIELDS = frozenset({"clientName", "contact", "budget", "currency", "deadline"})
+# Below this the reading is a whole-answer guess ("видение один" for the product): the stage
+# agent decides (the rules agent through briefing.dialogue, a model on its own).
+APPLY_CONFIDENCE = 0.7
+
+
+def asked_fields(turn: Turn) -> tuple[str, ...]:
+    """The fields the agent asked for in its last reply before `turn`."""
+    last = (
+        turn.project.turns.filter(role=Turn.Role.AGENT, seq__lt=turn.seq)
+        .exclude(meta__has_key="guard")
+        .order_by("-seq")
+        .only("meta")
+        .first()
+    )
+    if last is None:
+        return ()
+    meta = last.meta or {}
+    asked = meta.get("asked_fields") or ([meta["asked_field"]] if meta.get("asked_field") else [])
+    return tuple(a for a in asked if isinstance(a, str))
+
+
+def turn_read(*, turn: Turn, language: str) -> Reading:
+    return _message_read(
+        turn.text, language=language, today=timezone.localdate(), asked=asked_fields(turn)
+    )
+
+
+def _validated(spec: Any, name: str, value: Any) -> tuple[bool, Any]:
+    try:
+        checked = spec.answer_model.model_validate({"message": "", name: value})
+    except ValidationError:
+        return False, None
+    return True, getattr(checked, name)
+
+
+def _replaces(finding: Finding) -> bool:
+    """Whether a finding may replace a value already there: a correction always; a second
+    explicit statement ("бюджет 3 млн", "меня зовут …", a new phone number) of the fields
+    people restate; never a quoted name in passing (a reference is no rename)."""
+    if finding.kind == CORRECTION:
+        return True
+    if finding.field not in RESTATED_FIELDS:
+        return False
+    return finding.confidence >= RESTATED_CONFIDENCE and finding.kind in (ANSWER, MENTION)
+
+
+def reading_apply(
+    *,
+    reading: Reading,
+    stages: list[StageRun],
+    spec_of: Callable[[StageRun], Any],
+    locks: Mapping[str, str],
+    event: Callable[..., None],
+    close: Callable[[StageRun], None],
+    language: str,
+) -> list[dict[str, Any]]:
+    """Write the reading into the stages. Returns the lock changes the client proposed
+    ({key, field, stage, old, new, evidence}); `event(kind, stage_key, **data)` records,
+    `close(stage)` closes a stage whose required fields the reading completed."""
+    by_key = {stage.key: stage for stage in stages}
+    proposals: list[dict[str, Any]] = []
+    filled: set[str] = set()
+    for name in _ordered(reading):
+        finding = reading.get(name)
+        target = FIELD_STAGES.get(name)
+        if finding is None or target is None or target[0] not in by_key:
+            continue
+        if finding.confidence < APPLY_CONFIDENCE:
+            continue
+        stage = by_key[target[0]]
+        spec = spec_of(stage)
+        field_name = target[1]
+        if field_name not in spec.fields:
+            continue
+        ok, value = _validated(spec, field_name, finding.value)
+        if not ok or is_empty(value):
+            continue
+        current = stage.fields.get(field_name)
+        same = current == value or (
+            isinstance(current, str)
+            and isinstance(value, str)
+            and current.casefold() == value.casefold()
+        )
+        if same:
+            continue
+        lock_key = spec.locks.get(field_name)
+        locked = locks.get(lock_key) if lock_key else None
+        producer_owned = field_name in stage.producer_fields
+        if locked is not None or producer_owned:
+            if (not is_empty(current) or locked) and _replaces(finding) and lock_key:
+                proposal = {
+                    "key": lock_key, "field": field_name, "stage": stage.key,
+                    "old": locked if locked is not None else current, "new": value,
+                    "evidence": finding.evidence,
+                }  # fmt: skip
+                proposals.append(proposal)
+                event(Kind.LOCK_CHANGE_PROPOSED, stage.key, **proposal)
+            continue
+        if is_empty(current):
+            stage.fields = {**stage.fields, field_name: value}
+            event(Kind.PREFILL_FILLED, stage.key, field=field_name, value=value,
+                  **finding.as_event())  # fmt: skip
+        elif _replaces(finding):
+            stage.fields = {**stage.fields, field_name: value}
+            event(Kind.FIELD_CORRECTED_BY_CLIENT, stage.key, field=field_name, old=current,
+                  new=value, **finding.as_event())  # fmt: skip
+        else:
+            continue
+        filled.add(stage.key)
+    for key in filled:
+        stage = by_key[key]
+        spec = spec_of(stage)
+        if stage.status == StageRun.Status.CLOSED:
+            # corrected without reopening the conversation: the summary follows
+            stage.summary = spec.summary(stage.fields, language)
+        elif spec.required and not spec.missing(stage.fields):
+            close(stage)
+    return proposals
+
+
+def _ordered(reading: Reading) -> list[str]:
+    seen: dict[str, None] = {}
+    for finding in reading.findings:
+        seen.setdefault(finding.field, None)
+    return list(seen)
+
+
+def reading_meta(reading: Reading) -> dict[str, Any]:
+    """The reading as the turn keeps it (its `meta`): what was found, with evidence, and the
+    amounts that were mentioned but are no budget."""
+
+    def row(finding: Finding) -> dict[str, Any]:
+        return {"field": finding.field, "value": finding.value, **finding.as_event()}
+
+    return {
+        "findings": [row(f) for f in reading.findings],
+        "mentions": [row(f) for f in reading.mentions],
+        "asks": reading.asks,
+        "confirms": reading.confirms,
+    }
