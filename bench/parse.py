@@ -194,7 +194,7 @@ def outside_report(repeat: int) -> None:
             if case["raw"] in repaired_raws:
                 only_repair[name].append(elapsed)
 
-    def ratio_line(title: str, table: dict[str, list[float]]) -> None:
+    def ratio_line(title: str, table: dict[str, list[float]], *, target: bool) -> None:
         print(f"\n{title} (n={len(table['pipeline'])}, contenders run in turns)")
         print(f"{'contender':<28}{'median µs':>12}{'p95 µs':>12}{'total µs':>12}")
         for name, values in table.items():
@@ -206,15 +206,19 @@ def outside_report(repeat: int) -> None:
             table["json_repair"]
         )
         total_ratio = sum(table["pipeline"]) / sum(table["json_repair"])
-        verdict = "met" if max(median_ratio, total_ratio) <= OUTSIDE_TARGET_RATIO else "MISSED"
-        print(
-            f"pipeline / json_repair alone: {median_ratio:.2f}x median, {total_ratio:.2f}x total"
-            f" (target <= {OUTSIDE_TARGET_RATIO}x: {verdict})"
-        )
+        line = f"pipeline / json_repair alone: {median_ratio:.2f}x median, {total_ratio:.2f}x total"
+        if target:
+            met = max(median_ratio, total_ratio) <= OUTSIDE_TARGET_RATIO
+            line += f" (target <= {OUTSIDE_TARGET_RATIO}x: {'met' if met else 'MISSED'})"
+        print(line)
 
-    ratio_line("Time per answer, outside corpus", times)
+    ratio_line("Time per answer, outside corpus", times, target=True)
     if only_repair["pipeline"]:
-        ratio_line("Time per answer, outside answers only json-repair could read", only_repair)
+        # Information, not a target: what the strict read, the checks that rule the quick
+        # paths out (or the quick paths tried) and the validation cost on top of json-repair.
+        ratio_line(
+            "Time per answer, outside answers no quick path could read", only_repair, target=False
+        )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -129,17 +130,30 @@ def _load(raw: str, max_chars: int, max_depth: int) -> tuple[Any, Layer] | Field
         return FieldError(
             path="$", kind="json_invalid", message="no JSON object could be recovered"
         )
-    if not _all_finite(repaired):  # the strict loader refuses these; json-repair does not
+    if not _all_finite(repaired, raw):  # the strict loader refuses these; json-repair does not
         bad_number = next(iter(_non_finite_paths(repaired)))
         return FieldError(bad_number, "non_finite", "NaN and Infinity are not numbers")
     return repaired, "repaired"
 
 
-def _all_finite(data: Any) -> bool:
-    """Whether no number in `data` is NaN or infinite: json.dumps's C encoder looks, far
-    faster than a walk in Python (which runs only to name the field when one is)."""
-    try:
-        json.dumps(data, allow_nan=False)
+# json-repair reads NaN and Infinity (as json.loads does), and an exponent of three digits or
+# a run of 309 digits overflows to infinity; an answer shorter than that with none of these
+# holds no such number, and the check costs one C-speed look at it.
+_BIG_EXPONENT = re.compile(r"[eE][+-]?\d\d\d")
+_FINITE_ONLY = json.JSONEncoder(allow_nan=False)
+
+
+def _all_finite(data: Any, raw: str) -> bool:
+    """Whether no number in `data` (read from `raw`) is NaN or infinite."""
+    if (
+        len(raw) < 309
+        and "NaN" not in raw
+        and "Infinity" not in raw
+        and not _BIG_EXPONENT.search(raw)
+    ):
+        return True
+    try:  # the C encoder looks far faster than a walk in Python (which only names the field)
+        _FINITE_ONLY.encode(data)
     except ValueError:
         return False
     except (TypeError, RecursionError):

@@ -30,6 +30,9 @@ _QUICK_FIXES = re.compile(
 # What the pass above could fix, looked for without minding strings: one C-speed search
 # spares the string-aware pass on answers with neither defect.
 _MAYBE_QUICK_FIX = re.compile(r",\s*[}\]]|/[/*]")
+_JSON_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+# A character outside strings that no JSON number or literal holds: a bare word.
+_BARE = re.compile(r"[^\s\d{}\[\]:,+\-.eEtrufalsn]")
 
 
 def _keep_strings(match: re.Match[str]) -> str:
@@ -44,8 +47,8 @@ def quick_repair(text: str) -> Any:
     if ("'" in text and '"' not in text) or not _MAYBE_QUICK_FIX.search(text):
         return None  # nothing this pass could fix, or single-quoted JSON
     fixed = _QUICK_FIXES.sub(_keep_strings, text)
-    if fixed == text:
-        return None
+    if fixed == text or _BARE.search(_JSON_STRINGS.sub("", fixed)):
+        return None  # nothing fixed, or a bare word left: not JSON, json-repair's work
     try:
         return loads_strict(fixed)
     except JsonRejected:
@@ -100,9 +103,13 @@ def python_literal(text: str) -> Any:
 
 
 # Strings (the last may be left open: no closing quote) and brackets of a JSON text cut
-# off mid-way. A string is one match read in C: the scan costs a step per string and
-# bracket, whatever their length.
-_STRINGS_AND_BRACKETS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?P<closing>")?|[{}\[\]]', re.DOTALL)
+# off mid-way, and any character outside strings that no JSON number or literal holds (a
+# bare word: the text is not JSON, the close would fail). A string is one match read in C:
+# the scan costs a step per string and bracket, whatever their length.
+_STRINGS_AND_BRACKETS = re.compile(
+    r'"[^"\\]*(?:\\.[^"\\]*)*(?P<closing>")?|[{}\[\]]|(?P<bare>[^\s\d{}\[\]:,+\-.eEtrufalsn])',
+    re.DOTALL,
+)
 _CLOSERS = {"{": "}", "[": "]"}
 # In a string left open, these may have been meant as structure (`{"key": "value}` is
 # most likely a forgotten quote before the brace; after `, word:` json-repair may start a
@@ -129,6 +136,8 @@ def close_truncated(text: str) -> Any:
     last_string = None
     for match in _STRINGS_AND_BRACKETS.finditer(text):
         char = text[match.start()]
+        if match.lastgroup == "bare":
+            return None
         if char == '"':
             last_string = match
         elif char in "{[":
