@@ -228,8 +228,10 @@ def repair(
     balanced span starts there (ending at `span_end`, or the end of `text`): then the quick
     readings are tried on that span first, the fix for commas and comments and the
     Python-literal reading. Otherwise the object is cut off, and closing it is tried first.
-    Each quick reading reads every character of its input under a strict grammar, or
-    declines: it answers only where json-repair would read the same or lose something. A
+    Each quick reading reads its input under a strict grammar (JSON, less comments and
+    trailing commas, or Python literals; a cut answer less a trailing comma or half a key,
+    as json-repair drops them) or declines: it answers only where json-repair would read
+    the same or lose something. A
     span followed by a comma never answers alone (`{"a": 1}, "b": 2}` is one object).
     What they decline, json-repair reads, once, from the whole answer as it would alone;
     `quick=False` goes to it straight away (the caller knows no quick reading applies).
@@ -239,11 +241,9 @@ def repair(
     if len(text) > max_chars:
         raise RepairFailed("too_large", f"{len(text)} characters, the repair cap is {max_chars}")
     fixed = None
-    if not quick:
-        pass
-    elif not closed:
+    if quick and not closed:
         fixed = close_truncated(text[start:])
-    elif span_end is None or not continues_after(text, span_end):
+    elif quick and (span_end is None or not continues_after(text, span_end)):
         span = text[start:span_end]
         fixed = quick_repair(span)
         if fixed is None and _single_quoted(span):
