@@ -1,0 +1,241 @@
+"""Level 1: one cheap verdict per client message (risk, intent, language, complexity).
+
+The contract every caller uses, whoever answers it: `classify(text)` returns a
+`Level1Verdict`. The embedded default is the classifier shipped with the platform (a
+character n-gram model whose weights live in `llmkit/data/level1/`, no key, well under a
+millisecond); a model answering the same contract through a provider (issue 13, item 2)
+returns the same pydantic object with `source="model"`.
+
+* `risk`: "none" or the attack kind the learned model saw most of (prompt extraction,
+  instruction override, jailbreak, obfuscation, data exfiltration, tool abuse, other
+  injection). `is_attack` is what a caller acts on; the kind is for the event and figures.
+* `intent`: what the client wants from this turn. "human_request" and "complaint" are
+  acted on (the producer is flagged and the bot says a person will answer); the others
+  only inform routing.
+* `complexity`: "simple" | "medium" | "complex", from plain features of the text (length,
+  how many questions, several asks at once, a complaint), never from a model: routing
+  must be explainable from the message alone.
+* `scores`: the numbers behind the verdict (attack probability, the threshold it was held
+  to, feature counts), recorded on the turn for managers and for the pool router.
+
+Level 0 (`llmkit.guard`) stays in front: a caller runs `guard_check` first and calls
+`classify` only when level 0 is silent.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from llmkit.language import detect_language
+
+Intent = Literal[
+    "answer",
+    "correction",
+    "question",
+    "small_talk",
+    "human_request",
+    "complaint",
+    "off_topic",
+]
+Risk = Literal[
+    "none",
+    "prompt_extraction",
+    "instruction_override",
+    "jailbreak",
+    "obfuscation",
+    "data_exfiltration",
+    "tool_abuse",
+    "other_injection",
+]
+Complexity = Literal["simple", "medium", "complex"]
+
+INTENTS: tuple[str, ...] = Intent.__args__  # type: ignore[attr-defined]
+RISKS: tuple[str, ...] = Risk.__args__  # type: ignore[attr-defined]
+COMPLEXITIES: tuple[str, ...] = Complexity.__args__  # type: ignore[attr-defined]
+
+# Intents that take the turn away from the stage agent: a person is asked for.
+ESCALATING_INTENTS: frozenset[str] = frozenset({"human_request", "complaint"})
+
+
+class Level1Verdict(BaseModel):
+    """Level 1's answer on one client message. Same shape from the shipped classifier and
+    from a provider's model (the JSON a model is asked for is this object without `scores`
+    and `source`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    intent: Intent
+    risk: Risk
+    language: str
+    complexity: Complexity
+    scores: dict[str, float] = Field(default_factory=dict)
+    source: Literal["classifier", "model"] = "classifier"
+
+    @property
+    def is_attack(self) -> bool:
+        return self.risk != "none"
+
+    @property
+    def needs_human(self) -> bool:
+        """A request for a person or a complaint: the producer is flagged."""
+        return self.intent in ESCALATING_INTENTS
+
+    def as_meta(self) -> dict[str, object]:
+        """The JSON a turn's meta keeps (plain types only)."""
+        return self.model_dump(mode="json")
+
+
+# ---------------------------------------------------------------------------------------
+# Intent: word lists in Russian, Ukrainian and English. Only the two acted-on intents need
+# to be precise; a request for a person must name one (a manager, an operator, a human),
+# a complaint must say that something is wrong with the service, not with the client's
+# own product ("our old video was bad" is an answer about the project).
+# ---------------------------------------------------------------------------------------
+
+_FLAGS = re.IGNORECASE | re.UNICODE
+
+_HUMAN_REQUEST = re.compile(
+    r"(?:"
+    # English: "talk to a human", "can I speak with a manager", "connect me to a person"
+    r"\b(?:talk|speak|chat|connect|transfer|put|get|switch|pass|hand)\w*\b[^.!?\n]{0,40}?"
+    r"\b(?:human|person|people|manager|operator|agent|someone\s+real|real\s+person"
+    r"|live\s+(?:person|agent|chat)|producer|representative|somebody)\b"
+    r"|\b(?:want|need|would\s+like|'d\s+like|call\s+me|let)\b[^.!?\n]{0,30}?"
+    r"\b(?:human|real\s+person|live\s+person|manager|operator|producer|representative)\b"
+    r"|\bare\s+you\s+(?:a\s+)?(?:bot|robot|human|real)\b"
+    # Russian
+    r"|\b(?:позов\w*|соедин\w*|переключ\w*|свяж\w*|дай\w*|позвать|хочу|хотел\w*|нуж\w*"
+    r"|можно|перевед\w*|поговорить|пообщаться|связаться)\b[^.!?\n]{0,40}?"
+    r"\b(?:человек\w*|менеджер\w*|оператор\w*|живо\w*|продюсер\w*|сотрудник\w*"
+    r"|специалист\w*|руководител\w*|кем[\s-]то\s+из\s+(?:людей|студии|команды))\b"
+    r"|\bты\s+(?:бот|робот|человек|живой)\b|\bвы\s+(?:бот|робот|живой\s+человек)\b"
+    # Ukrainian
+    r"|\b(?:покли\w*|з['’]?єдна\w*|переключ\w*|зв['’]?яж\w*|дай\w*|хочу|хотів\w*|потрібен"
+    r"|потрібна|можна|переведі\w*|поговорити|поспілкуватися|зв['’]?язатися)\b[^.!?\n]{0,40}?"
+    r"\b(?:людин\w*|менеджер\w*|оператор\w*|жив\w*|продюсер\w*|співробітник\w*"
+    r"|спеціаліст\w*|керівник\w*)\b"
+    r"|\bти\s+(?:бот|робот|людина|живий)\b"
+    r")",
+    _FLAGS,
+)
+
+_COMPLAINT = re.compile(
+    r"(?:"
+    r"\b(?:complain\w*|complaint|unacceptable|ridiculous|disappointed|frustrat\w*|annoy\w*"
+    r"|terrible\s+service|waste\s+of\s+(?:my\s+)?time|not\s+happy\s+with\s+(?:you|the\s+service"
+    r"|this\s+(?:bot|chat|service))|you\s+(?:keep|are\s+not|aren't|don't)\s+"
+    r"(?:asking|listening|understand\w*|reading|helping)|stop\s+asking|i\s+already\s+(?:told"
+    r"|said|answered|wrote))\b"
+    r"|\b(?:жалоб\w*|пожалу\w*|безобрази\w*|возмутительн\w*|недоволен|недовольна|недовольны"
+    r"|разочарован\w*|надоел\w*|достал\w*|бесит|сколько\s+можно|я\s+же\s+(?:уже\s+)?"
+    r"(?:сказал\w*|писал\w*|ответил\w*)|я\s+уже\s+(?:сказал\w*|писал\w*|ответил\w*|говорил\w*)"
+    r"|вы\s+меня\s+не\s+(?:слышите|понимаете)|ты\s+меня\s+не\s+(?:слышишь|понимаешь)"
+    r"|ужасн\w*\s+(?:сервис|обслуживани\w*|бот)|трат\w*\s+(?:мо[её]\s+)?врем\w*)\b"
+    r"|\b(?:скарг\w*|поскарж\w*|обурлив\w*|неприйнятн\w*|незадоволен\w*|розчарован\w*"
+    r"|набрид\w*|дратує|скільки\s+можна|я\s+ж\s+(?:вже\s+)?(?:казав|казала|писав|писала"
+    r"|відповів|відповіла)|я\s+вже\s+(?:казав|казала|писав|писала|відповів|відповіла)"
+    r"|ви\s+мене\s+не\s+(?:чуєте|розумієте)|ти\s+мене\s+не\s+(?:чуєш|розумієш)"
+    r"|жахлив\w*\s+(?:сервіс|обслуговуванн\w*|бот))\b"
+    r")",
+    _FLAGS,
+)
+
+_CORRECTION = re.compile(
+    r"\b(?:actually|correction|i\s+meant|sorry,?\s+(?:i\s+meant|not)|change\s+(?:it|that|the)"
+    r"|not\s+\S+\s*,\s*but|вернее|точнее|поправка|исправ\w*|я\s+ошиб\w*|не\s+\S+,\s*а"
+    r"|измени\w*|поменя\w*|виправ\w*|точніше|я\s+помили\w*|змін\w*)\b",
+    _FLAGS,
+)
+_SMALL_TALK = re.compile(
+    r"^\W*(?:hi|hello|hey|thanks|thank\s+you|ok|okay|good\s+(?:morning|evening|afternoon)"
+    r"|привет|здравствуйте|добрый\s+(?:день|вечер)|доброе\s+утро|спасибо|ок|хорошо|понятно"
+    r"|привіт|вітаю|добрий\s+(?:день|вечір)|дякую|добре|зрозуміло|так|да|yes|no|нет|ні)"
+    r"\W*$",
+    _FLAGS,
+)
+_QUESTION_WORD = re.compile(
+    r"^\W*(?:what|how|when|where|why|who|which|can|could|do|does|is|are|will|would"
+    r"|что|как|когда|где|почему|зачем|кто|какой|какая|какие|сколько|можно|можете|а\s+вы"
+    r"|що|як|коли|де|чому|навіщо|хто|який|яка|які|скільки|чи|можна|можете)\b",
+    _FLAGS,
+)
+
+
+def intent_of(text: str) -> str:
+    """The message's intent from word lists (human request and complaint first)."""
+    if _HUMAN_REQUEST.search(text):
+        return "human_request"
+    if _COMPLAINT.search(text):
+        return "complaint"
+    if _SMALL_TALK.match(text):
+        return "small_talk"
+    if _CORRECTION.search(text):
+        return "correction"
+    if "?" in text or _QUESTION_WORD.match(text):
+        return "question"
+    return "answer"
+
+
+# ---------------------------------------------------------------------------------------
+# Complexity: plain features, so a router's choice can be explained from the message.
+# ---------------------------------------------------------------------------------------
+
+_SENTENCE_END = re.compile(r"[.!?;\n]+")
+_LIST_ITEM = re.compile(r"(?m)^\s*(?:[-*•]|\d+[.)])\s+")
+
+
+def complexity_features(text: str) -> dict[str, float]:
+    """The counts complexity is decided from (recorded with the verdict)."""
+    return {
+        "chars": float(len(text)),
+        "questions": float(text.count("?")),
+        "sentences": float(sum(1 for part in _SENTENCE_END.split(text) if part.strip())),
+        "list_items": float(len(_LIST_ITEM.findall(text))),
+    }
+
+
+def complexity_of(text: str, *, intent: str) -> str:
+    """simple | medium | complex: a long message, several questions or a list of asks is
+    complex; a complaint is at least medium (a person's tone needs a careful answer)."""
+    features = complexity_features(text)
+    chars, questions = features["chars"], features["questions"]
+    items = features["list_items"]
+    if chars > 600 or questions >= 3 or items >= 4 or (intent == "complaint" and chars > 200):
+        return "complex"
+    if chars > 160 or questions >= 2 or items >= 2 or features["sentences"] >= 4:
+        return "medium"
+    if intent in ESCALATING_INTENTS:
+        return "medium"
+    return "simple"
+
+
+# ---------------------------------------------------------------------------------------
+# The verdict.
+# ---------------------------------------------------------------------------------------
+
+
+def classify(text: str, *, default_language: str = "ru") -> Level1Verdict:
+    """Level 1's verdict on one client message with the shipped classifier.
+
+    Never raises on any string; the weights are loaded once, on the first call.
+    """
+    if not isinstance(text, str):
+        text = ""
+    language = detect_language(text, default=default_language)
+    from llmkit.level1_model import attack_scores  # the weights load on first use
+
+    risk, attack_probability, threshold = attack_scores(text)
+    intent = intent_of(text) if text.strip() else "small_talk"
+    complexity = complexity_of(text, intent=intent)
+    scores = {"attack": round(attack_probability, 4), "threshold": threshold}
+    scores.update(complexity_features(text))
+    return Level1Verdict(
+        intent=intent,  # type: ignore[arg-type]
+        risk=risk,  # type: ignore[arg-type]
+        language=language,
+        complexity=complexity,  # type: ignore[arg-type]
+        scores=scores,
+    )
