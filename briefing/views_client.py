@@ -16,6 +16,7 @@ from briefing.errors import ApplicationError
 from briefing.models import Turn
 from briefing.services import client_message_receive
 from briefing.texts import text as code_text
+from config.client_ip import client_ip
 
 # The client sees these roles only; fields, events, prompts and notes never reach the page.
 VISIBLE_ROLES = (Turn.Role.CLIENT, Turn.Role.AGENT, Turn.Role.PRODUCER)
@@ -62,7 +63,8 @@ def client_chat(request: HttpRequest, token: str) -> HttpResponse:
                 project=project,
                 text=text,
                 idempotency_key=request.POST.get("idempotency_key"),
-                sender_address=request.META.get("REMOTE_ADDR"),
+                # Behind LOGIN_TRUSTED_PROXIES proxies, the address the outermost one saw.
+                sender_address=client_ip(request),
                 channel="page",
             )
         except ApplicationError as error:

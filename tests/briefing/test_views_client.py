@@ -257,7 +257,7 @@ def send(client, project, text, *, address="192.0.2.1", htmx=False):
     return client.post(
         chat_url(project),
         # One form per text: the same text is the same form sent again.
-        {"text": text, "idempotency_key": hashlib.sha1(text.encode()).hexdigest()},
+        {"text": text, "idempotency_key": hashlib.sha256(text.encode()).hexdigest()},
         REMOTE_ADDR=address,
         headers={"HX-Request": "true"} if htmx else {},
     )
@@ -316,6 +316,24 @@ def test_messages_past_the_per_address_rate_are_refused_on_every_link(
     assert send(client, other, "four", address="198.51.100.8").status_code == 302
     assert client_turns(other) == ["two", "four"]
     assert other.events.get(kind="client_rate_limited").data["scope"] == "address"
+
+
+def test_behind_a_proxy_each_client_has_its_own_address_budget(client, project, settings, clock):
+    settings.CLIENT_CHAT_RATE_PER_IP = ["1/min"]
+    settings.LOGIN_TRUSTED_PROXIES = 1
+
+    def via_proxy(text, forwarded_for):
+        return client.post(
+            chat_url(project),
+            {"text": text},
+            REMOTE_ADDR="10.0.0.2",
+            HTTP_X_FORWARDED_FOR=forwarded_for,
+        ).status_code
+
+    assert via_proxy("one", "203.0.113.5") == 302
+    assert via_proxy("two", "203.0.113.6") == 302
+    # A forged entry further left does not make a new sender.
+    assert via_proxy("three", "198.51.100.1, 203.0.113.5") == 429
 
 
 def test_a_rate_limited_htmx_post_shows_the_message_in_place(client, project, settings, clock):
