@@ -36,6 +36,7 @@ def producer_choices(user: Any) -> QuerySet:
 class ProjectNewForm(forms.Form):
     title = forms.CharField(max_length=200)
     client_name = forms.CharField(max_length=200, required=False)
+    client_company = forms.CharField(max_length=200, required=False)
     client_contact = forms.CharField(
         max_length=200, required=False, help_text="A phone number or an e-mail address"
     )

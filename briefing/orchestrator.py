@@ -252,7 +252,7 @@ def _start(work: _TurnWork, stage: StageRun) -> None:
 def _prefill(work: _TurnWork) -> None:
     """Read the client's message for every stage's fields (briefing.reading): what it states
     fills any stage, a correction replaces, a change to a locked value is proposed."""
-    reading = turn_read(turn=work.turn, language=work.project.language)
+    reading = turn_read(turn=work.turn, language=work.project.language, stages=work.stages)
     work.reading = reading
     work.turn.meta = {**work.turn.meta, "reading": reading_meta(reading)}
     reading_apply(

@@ -42,10 +42,16 @@ def asked_fields(turn: Turn) -> tuple[str, ...]:
     return tuple(a for a in asked if isinstance(a, str))
 
 
-def turn_read(*, turn: Turn, language: str) -> Reading:
+def turn_read(*, turn: Turn, language: str, stages: list[StageRun]) -> Reading:
+    known = [
+        name for name, (stage_key, field_name) in FIELD_STAGES.items()
+        for stage in stages
+        if stage.key == stage_key and not is_empty(stage.fields.get(field_name))
+    ]  # fmt: skip
     return _message_read(
-        turn.text, language=language, today=timezone.localdate(), asked=asked_fields(turn)
-    )
+        turn.text, language=language, today=timezone.localdate(), asked=asked_fields(turn),
+        known=known,
+    )  # fmt: skip
 
 
 def _validated(spec: Any, name: str, value: Any) -> tuple[bool, Any]:

@@ -55,10 +55,14 @@ def project_create(
     title: str,
     client_name: str = "",
     client_contact: str = "",
+    client_company: str = "",
     language: str = "ru",
     producer: Any = None,
     briefing_type: str = DEFAULT_BRIEFING_TYPE,
+    known_source: str = LockedEntity.Source.PRODUCER,
 ) -> Project:
+    """A new briefing. The name, company and contact a producer typed (or a lead's card,
+    `known_source="lead"`) fill the intro stage first, so the bot does not ask for them."""
     try:
         specs = stages_for(briefing_type)
     except KeyError as error:
@@ -82,7 +86,67 @@ def project_create(
         )
         for index, spec in enumerate(specs)
     )
+    _known_data_fill(
+        project, name=client_name, company=client_company, contact=client_contact,
+        source=known_source,
+    )  # fmt: skip
     return project
+
+
+def _known_data_fill(project: Project, *, name: str, company: str, contact: str, source: str):
+    """Fill the intro stage from what is known before the client writes: the name (read for
+    a company too: "Игорь Петров, «Пульс»"), the company and the contact (a phone in E.164,
+    an e-mail lower-cased). The name is locked as the producer's (or the lead's): a client's
+    different name later is a proposal the producer decides."""
+    from django.utils import timezone as django_timezone
+
+    from briefing.reader import message_read
+    from briefing.stages import read_contact
+
+    stage = project.stages.filter(key="intro").first()
+    if stage is None or not (name.strip() or company.strip() or contact.strip()):
+        return
+    spec = spec_for(project, "intro")
+    known: dict[str, Any] = {}
+    if name.strip():
+        reading = message_read(
+            name.strip(), language=project.language, today=django_timezone.localdate(),
+            asked=("clientName", "company"),
+        )  # fmt: skip
+        found = reading.get("clientName")
+        known["clientName"] = found.value if found else name.strip()
+        if reading.get("company"):
+            known["company"] = reading.get("company").value
+    if company.strip():
+        known["company"] = company.strip()
+    if contact.strip():
+        known["contact"] = read_contact(contact, project.language) or contact.strip()
+    fields = {}
+    for field_name, value in known.items():
+        if field_name in spec.fields:
+            try:
+                checked = spec.answer_model.model_validate({"message": "", field_name: value})
+            except ValidationError:
+                continue
+            fields[field_name] = getattr(checked, field_name)
+    stage.fields = {**stage.fields, **fields}
+    stage.save(update_fields=["fields"])
+    for field_name, value in fields.items():
+        event_record(
+            project=project, kind=Kind.PREFILL_FILLED, stage_key="intro",
+            data={"field": field_name, "value": value, "source": source, "evidence": value},
+        )  # fmt: skip
+    lock_key = spec.locks.get("clientName")
+    if lock_key and fields.get("clientName"):
+        LockedEntity.objects.create(
+            project=project, key=lock_key, value=fields["clientName"], source=source,
+            set_by=project.producer if source == LockedEntity.Source.PRODUCER else None,
+        )  # fmt: skip
+        event_record(
+            project=project, kind=Kind.LOCK_SET,
+            data={"key": lock_key, "old": None, "new": fields["clientName"], "source": source},
+        )  # fmt: skip
+    _profile_sync(project)
 
 
 def _next_seq(project: Project) -> int:
@@ -320,6 +384,39 @@ def lock_remove(*, project: Project, key: str, user: Any = None) -> None:
     event_record(
         project=project, kind=Kind.LOCK_REMOVED, data={"key": key, "old": lock.value}, actor=user
     )
+
+
+def lock_proposals_pending(project: Project) -> list[BriefingEvent]:
+    """The client's proposed changes of locked values that no producer decided yet."""
+    decided = {
+        event.data.get("proposal")
+        for event in project.events.filter(
+            kind__in=[Kind.LOCK_CHANGE_ACCEPTED, Kind.LOCK_CHANGE_REJECTED]
+        )
+    }
+    proposed = project.events.filter(kind=Kind.LOCK_CHANGE_PROPOSED).order_by("id")
+    return [event for event in proposed if event.pk not in decided]
+
+
+@transaction.atomic
+def lock_change_decide(*, project: Project, proposal_id: int, accept: bool, user: Any) -> None:
+    """Accept (the proposed value becomes the lock and the field, as the producer's) or
+    reject (the lock stays) a change of a locked value the client proposed; once."""
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    pending = {event.pk: event for event in lock_proposals_pending(project)}
+    proposal = pending.get(proposal_id)
+    if proposal is None:
+        raise ApplicationError("this proposed change was decided already or does not exist")
+    data = proposal.data
+    if accept:
+        lock_set(project=project, key=data["key"], value=str(data["new"]), user=user)
+    event_record(
+        project=project,
+        kind=Kind.LOCK_CHANGE_ACCEPTED if accept else Kind.LOCK_CHANGE_REJECTED,
+        data={"proposal": proposal.pk, "key": data["key"], "old": data.get("old"),
+              "new": data.get("new")},
+        actor=user,
+    )  # fmt: skip
 
 
 # --- producer actions ------------------------------------------------------------------

@@ -258,6 +258,26 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
             f"to {_values(data.get('new'))}",
             "",
         ),
+        Kind.FIELD_CORRECTED_BY_CLIENT: (
+            f"{stage}: the client corrected {data.get('field', '?')} from "
+            f"{_values(data.get('old'))} to {_values(data.get('new'))} "
+            f"(“{data.get('evidence', '')}”)",
+            "warn",
+        ),
+        Kind.LOCK_CHANGE_PROPOSED: (
+            f"the client proposes {data.get('key', '?')} “{data.get('new', '')}” instead of "
+            f"the locked “{data.get('old', '')}”: accept or reject it under Locked entities",
+            "warn",
+        ),
+        Kind.LOCK_CHANGE_ACCEPTED: (
+            f"proposed {data.get('key', '?')} “{data.get('new', '')}” accepted",
+            "",
+        ),
+        Kind.LOCK_CHANGE_REJECTED: (
+            f"proposed {data.get('key', '?')} “{data.get('new', '')}” rejected; "
+            f"“{data.get('old', '')}” stays",
+            "",
+        ),
         Kind.PRODUCER_TAKEOVER: ("taken over by the producer", "warn"),
         Kind.PRODUCER_RELEASED: ("handed back to the agents", ""),
         Kind.PRODUCER_MESSAGE: ("producer wrote to the client", ""),

@@ -27,6 +27,8 @@ from briefing.services import (
     client_link_revoke,
     client_link_rotate,
     field_correct,
+    lock_change_decide,
+    lock_proposals_pending,
     lock_remove,
     lock_set,
     producer_message_post,
@@ -203,6 +205,7 @@ def _detail_context(
         "open_turns": sum(t.status in OPEN_TURN for t in turns),
         "pending": any(t.status in (Turn.Status.RECEIVED, Turn.Status.PROCESSING) for t in turns),
         "locks": list(project.locks.select_related("set_by")),
+        "lock_proposals": lock_proposals_pending(project),
         "lock_keys": sorted(
             {k for s in stages_for(project.briefing_type) for k in s.locks.values()}
         ),
@@ -259,6 +262,8 @@ ACTION_SECTIONS = {
     "correct": "stage",
     "lock": "locks",
     "unlock": "locks",
+    "lock_accept": "locks",
+    "lock_reject": "locks",
     "takeover": "controls",
     "release": "controls",
     "pause": "controls",
@@ -316,6 +321,13 @@ def _act(request: HtmxHttpRequest, project: Project, action: str) -> None:
         lock_set(project=project, key=key, value=value, user=user)
     elif action == "unlock":
         lock_remove(project=project, key=post.get("key", ""), user=user)
+    elif action in ("lock_accept", "lock_reject"):
+        proposal = post.get("proposal", "")
+        if not proposal.isdigit():
+            raise ApplicationError("which proposed change?")
+        lock_change_decide(
+            project=project, proposal_id=int(proposal), accept=action == "lock_accept", user=user
+        )
     elif action == "takeover":
         takeover_start(project=project, user=user)
     elif action == "release":

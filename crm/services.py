@@ -542,6 +542,7 @@ def lead_start_briefing(*, lead: Lead, user: Any):
         project = project_create(
             title=title[:200], client_name=locked.client_name, client_contact=contact,
             language=locked.language if locked.language in LANGUAGES else "ru", producer=user,
+            known_source="lead",
         )  # fmt: skip
         locked.project = project
         locked.status = Lead.Status.BRIEFING

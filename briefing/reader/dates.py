@@ -19,9 +19,7 @@ _MONTHS = {
     "oct": 10, "nov": 11, "dec": 12,
 }  # fmt: skip
 _MONTH_WORD = r"([a-zа-яёіїєґ]+)"
-_MIDDLE = re.compile(
-    rf"(?:середин[аеыуі]|серединy|mid-?|middle\s+of)\s*{_MONTH_WORD}", re.IGNORECASE
-)
+_MIDDLE = re.compile(rf"(?:середин[аеыуіи]|mid-?|middle\s+of)\s*{_MONTH_WORD}", re.IGNORECASE)
 _START = re.compile(rf"(?:начал[аеоу]|початку|початок|early|start\s+of|beginning\s+of)\s+"
                     rf"{_MONTH_WORD}", re.IGNORECASE)  # fmt: skip
 _NEW_YEAR = re.compile(r"нов(?:ому|ого|ый|ий|оро)\s+год|нов(?:ого|ий)\s+рок|new\s+year",

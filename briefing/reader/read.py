@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -284,14 +284,38 @@ def quoted_nominative(name: str, language: str, *, oblique: bool) -> str:
     if not oblique or not _cyrillic(name):
         return name
     morph = nlp.morph("uk" if language == "uk" else "ru")
-    words = []
+    chosen = []
     for word in name.split():
         parses = [
             p for p in morph.parse(word)
             if p.tag.case in ("gent", "datv", "ablt", "loct") and p.normal_form != word.lower()
         ]  # fmt: skip
-        if parses and word[:1].isupper():
-            inflected = parses[0].inflect({"nomn"})
+        nouns = [p for p in parses if p.tag.POS == "NOUN"]
+        chosen.append((word, (nouns or parses or [None])[0]))
+    # an adjective takes the gender of the noun after it: «Северного Ветра» → «Северный Ветер»
+    genders = [
+        ("plur" if str(p.tag.number) == "plur" else str(p.tag.gender or "") or None)
+        if p is not None and p.tag.POS == "NOUN"
+        else None
+        for _, p in chosen
+    ]
+    words = []
+    for index, (word, parse) in enumerate(chosen):
+        if parse is not None and word[:1].isupper():
+            wanted = {"nomn"}
+            if parse.tag.POS in ("ADJF", "PRTF"):
+                gender = next((g for g in genders[index + 1 :] if g), None)
+                if gender == "plur":
+                    wanted |= {"plur"}
+                elif gender:
+                    wanted |= {gender, "sing"}
+                    adjectives = [
+                        p for p in morph.parse(word)
+                        if p.tag.POS == parse.tag.POS and p.tag.case == parse.tag.case
+                        and str(p.tag.gender or "") == gender
+                    ]  # fmt: skip
+                    parse = (adjectives or [parse])[0]
+            inflected = parse.inflect(wanted) or parse.inflect({"nomn"})
             if inflected:
                 word = _capitalised(inflected.word, word)
         elif word[:1].isupper() and len(word) > 3 and word[-1:] in "аяу":
@@ -352,6 +376,7 @@ class _Collector:
     mentions: list[Finding] = field(default_factory=list)
     taken: list[tuple[int, int]] = field(default_factory=list)
     answer_text: str = ""
+    ner: tuple[bool, bool] = (True, True)  # run the NER for (persons, organisations)
 
     def kind_at(self, start: int, name: str) -> str:
         sentence = _sentence_at(self.sentences, start)
@@ -473,10 +498,10 @@ def _read_deadline(c: _Collector, *, today: datetime.date) -> None:
 
 
 _DEADLINE_CUE = re.compile(
-    r"(?<![\w])(?:срок|сроки|дедлайн|deadline|сдать|сдача|нужн|надо|готов|запуск|запуст|успе|"
-    r"хотелось|желательно|здати|здача|термін|треба|потрібн|встигн|вийти|запуст|"
-    r"launch|ready|need|due|live|out|ideally|possible|great|have\s+it|must|should|"
-    r"by|until|till|before|к|до|by)(?![\w])",
+    r"(?<![\w])(?:срок|дедлайн|deadline|сдат|сдач|нужн|надо|готов|запуск|запуст|успе|хотел|"
+    r"желательн|здат|здач|термін|треба|потрібн|встигн|вийти|launch|ready|need|due|live|"
+    r"ideally|possible|great|have\s+it|must|should)"
+    r"|(?<![\w])(?:к|до|by|until|till|before|out)(?![\w])",
     re.IGNORECASE,
 )
 _DEADLINE_WORD = re.compile(
@@ -519,7 +544,7 @@ def _read_names(c: _Collector) -> None:
             confidence = 0.8 if "clientName" in c.asked else 0.7
             candidates.append((match.group("name"), start, start + len(match.group("name")),
                                confidence, None))  # fmt: skip
-    if not candidates and c.language == "ru" and _two_capitals(text):
+    if not candidates and c.ner[0] and c.language == "ru" and _two_capitals(text):
         for span in nlp.russian_entities(text):
             if span.type == "PER" and (len(span.text.split()) >= 2 or "clientName" in c.asked):
                 candidates.append((span.text, span.start, span.end, 0.75, None))
@@ -624,6 +649,7 @@ def _read_companies_and_products(c: _Collector) -> None:
                 break
     if (
         not any(f.field == "company" for f in c.findings)
+        and c.ner[1]
         and c.language == "ru"
         and _has_inner_capital(text)
         and not _QUOTED.search(text)
@@ -708,18 +734,27 @@ def message_read(
     language: str,
     today: datetime.date,
     asked: Iterable[str] = (),
-    known: Mapping[str, Any] | None = None,
+    known: Iterable[str] = (),
 ) -> Reading:
     """Read one client message for every field. `asked` are the fields the bot asked for
-    last (their findings are answers); `known` the values so far (flattened field → value)."""
-    return _read_cached(text, language, today, tuple(asked))
+    last (their findings are answers); `known` the fields already filled: the NER (the
+    costly part) runs only while the client's name or company is still unknown."""
+    settled = set(known) - set(asked)
+    ner = ("clientName" not in settled, "company" not in settled)  # (PER, ORG)
+    return _read_cached(text, language, today, tuple(asked), ner)
 
 
 @functools.lru_cache(maxsize=256)
-def _read_cached(text: str, language: str, today: datetime.date, asked: tuple[str, ...]) -> Reading:
+def _read_cached(
+    text: str,
+    language: str,
+    today: datetime.date,
+    asked: tuple[str, ...],
+    ner: tuple[bool, bool] = (True, True),
+) -> Reading:
     # One reading per message and question: the orchestrator and the rules agent share it.
     sentences = sentences_of(text)
-    c = _Collector(text, language, asked, sentences)
+    c = _Collector(text, language, asked, sentences, ner=ner)
     _read_contacts(c)
     _read_labels(c)
     _read_deadline(c, today=today)

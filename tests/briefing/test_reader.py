@@ -1,0 +1,180 @@
+"""The reader (briefing/reader) on messages written for these tests, not taken from the
+conversation set it was measured on: names, companies, products, budgets against prices,
+slang amounts, relative dates, corrections, counter-questions and chatter."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from briefing.reader import ANSWER, CORRECTION, MENTION, message_read
+from briefing.reader.chatter import is_chatter, is_confirmation, is_greeting
+
+TODAY = datetime.date(2026, 12, 1)
+
+
+def read(text, language="ru", asked=(), known=()):
+    return message_read(text, language=language, today=TODAY, asked=asked, known=known)
+
+
+def value(reading, name):
+    finding = reading.get(name)
+    return finding.value if finding else None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "name", "company"),
+    [
+        ("Здравствуйте, меня зовут Вера Полякова, я из агентства «Мята».", "ru", "Вера Полякова",
+         "Мята"),
+        ("Добрий вечір, мене звати Остап Гнатюк, студія «Карпатський Дим».", "uk", "Остап Гнатюк",
+         "Карпатський Дим"),
+        ("Hi, I'm Nora Blake from Lighthouse Labs Ltd and we need an ad.", "en", "Nora Blake",
+         "Lighthouse Labs Ltd"),
+        ("Good afternoon, this is Omar Haddad, marketing lead at Sandline Inc.", "en",
+         "Omar Haddad", "Sandline Inc"),
+    ],
+)  # fmt: skip
+def test_a_name_and_a_company_come_out_as_names_not_sentences(text, language, name, company):
+    reading = read(text, language)
+    assert value(reading, "clientName") == name
+    assert value(reading, "company") == company
+    assert reading.get("clientName").kind == MENTION
+    assert reading.get("clientName").evidence in text
+
+
+def test_natasha_finds_a_russian_name_without_an_introduction():
+    reading = read("Пишет вам Григорий Степанович Лаптев по поводу видео.", asked=("clientName",))
+    assert value(reading, "clientName").startswith("Григорий")
+
+
+def test_a_quoted_name_after_a_preposition_is_put_in_the_nominative():
+    reading = read("Меня зовут Лев, я из «Северного Ветра».", asked=("clientName", "company"))
+    assert value(reading, "company") == "Северный Ветер"
+    assert value(reading, "clientName") == "Лев"
+
+
+def test_the_product_is_told_from_the_company_by_the_noun_before_it():
+    reading = read("Мы пекарня «Булка», хотим ролик про новый хлеб «Ржаной Бор».")
+    assert value(reading, "company") == "Булка"
+    # "хлеб" is no product noun of the list: the second quoted name is left to the agent
+    assert value(reading, "productName") in (None, "Ржаной Бор")
+    reading = read("Нужен ролик для приложения «Пешеход», мы из «Тропы».")
+    assert value(reading, "productName") == "Пешеход"
+    assert value(reading, "company") == "Тропа"
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "budget", "currency"),
+    [
+        ("Бюджет около трёх миллионов рублей.", "ru", 3_000_000, "RUB"),
+        ("На всё готовы потратить пол-ляма.", "ru", 500_000, "RUB"),
+        ("Бюджет полтора ляма.", "ru", 1_500_000, "RUB"),
+        ("Виділили двісті п'ятдесят тисяч гривень.", "uk", 250_000, "UAH"),
+        ("Our budget is around 40 grand in euros.", "en", 40_000, "EUR"),
+        ("We can spend $18k on this.", "en", 18_000, "USD"),
+    ],
+)
+def test_a_cued_amount_is_the_budget(text, language, budget, currency):
+    reading = read(text, language)
+    assert value(reading, "budget") == budget
+    assert value(reading, "currency") == currency
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Наш квас стоит 89 рублей за бутылку.", "ru"),
+        ("Підписка коштує 199 гривень на місяць.", "uk"),
+        ("The course is priced at $49 per student.", "en"),
+        ("Доставка от 300 рублей, привозим за час.", "ru"),
+    ],
+)
+def test_a_price_is_a_mention_never_the_budget(text, language):
+    reading = read(text, language)
+    assert reading.get("budget") is None
+    assert [m.field for m in reading.mentions] == ["price"]
+
+
+def test_an_amount_answering_the_budget_question_is_the_budget():
+    assert value(read("Примерно 700 тысяч рублей.", asked=("budget",)), "budget") == 700_000
+    # the same words, not asked and with no cue, are only mentioned
+    assert read("Примерно 700 тысяч рублей.").get("budget") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "deadline"),
+    [
+        ("Сдать нужно к концу апреля.", "ru", "2027-04-30"),
+        ("Нужно успеть через три недели.", "ru", "2026-12-22"),
+        ("Треба здати до середини лютого.", "uk", "2027-02-15"),
+        ("We need it ready by mid-May.", "en", "2027-05-15"),
+        ("Deadline is in ten days.", "en", "2026-12-11"),
+    ],
+)
+def test_dates_in_words_and_relative_dates(text, language, deadline):
+    assert value(read(text, language), "deadline") == deadline
+
+
+def test_a_duration_in_a_description_is_no_deadline():
+    reading = read("Научим кататься на сноуборде за два дня.", asked=("coreIdea",))
+    assert reading.get("deadline") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "name", "expected"),
+    [
+        ("Ой, бюджет не 900 тысяч, а 1,2 млн.", "ru", "budget", 1_200_000),
+        ("Вибачте, не до 10 березня, а до 20 березня.", "uk", "deadline", "2027-03-20"),
+        ("Make that $15,000, the board agreed.", "en", "budget", 15_000),
+    ],
+)
+def test_a_correction_names_the_new_value(text, language, name, expected):
+    finding = read(text, language).get(name)
+    assert finding.value == expected
+    assert finding.kind == CORRECTION
+
+
+def test_a_rhetorical_not_but_is_no_correction():
+    reading = read("Это не просто кофе, а утренний ритуал.", asked=("coreIdea",))
+    assert not reading.corrects
+    assert reading.answer_text == "Это не просто кофе, а утренний ритуал."
+
+
+def test_a_counter_question_is_read_as_a_question_with_nothing_to_store():
+    reading = read("А вы снимаете с дрона?", asked=("format",))
+    assert reading.asks
+    assert reading.answer_text == ""
+    assert reading.findings == ()
+
+
+def test_findings_of_an_answer_are_answers():
+    reading = read("+7 912 000-11-22", asked=("contact",))
+    assert reading.get("contact").kind == ANSWER
+    assert reading.get("contact").value == "+79120001122"
+    assert 0 < reading.get("contact").confidence <= 1
+
+
+def test_an_email_is_a_contact():
+    assert value(read("Пишите на ivan@example.org"), "contact") == "ivan@example.org"
+
+
+@pytest.mark.parametrize(
+    "text", ["Да, всё верно.", "Так, усе правильно", "Yes, that's right.", "Looks good, thanks"]
+)
+def test_confirmations_are_chatter(text):
+    assert is_confirmation(text)
+    assert is_chatter(text)
+
+
+@pytest.mark.parametrize("text", ["Добрый день!", "Привіт", "Hi there"])
+def test_greetings_are_chatter(text):
+    assert is_greeting(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["Да, нужен ролик на 30 секунд", "Yes, we sell bikes", "Добрый день, я Олег"]
+)
+def test_an_answer_that_starts_with_yes_or_a_greeting_is_no_chatter(text):
+    assert not is_chatter(text)
