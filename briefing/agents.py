@@ -18,6 +18,7 @@ from dlq.services import structured_run
 from llmkit.parse import FieldError
 from llmkit.providers.rules import RulesTurn
 from llmkit.structured import StructuredResult
+from llmkit.types import Provider
 
 
 @dataclass(frozen=True)
@@ -120,10 +121,20 @@ def _numbers_said_validator(call: StageCall):
 
 
 def stage_agent_run(
-    call: StageCall, *, source_id: str, raw_input: str, budget_s: float | None = None
+    call: StageCall,
+    *,
+    source_id: str,
+    raw_input: str,
+    budget_s: float | None = None,
+    provider: Provider | None = None,
+    max_tokens: int | None = None,
+    pool: str = "",
+    session: str = "",
 ) -> tuple[StructuredResult, StructuredCall]:
     """One stage agent call through the structured-output engine, recorded. `budget_s` is
-    what the turn has left (the call never takes more than LLM_CALL_BUDGET_S either)."""
+    what the turn has left (the call never takes more than LLM_CALL_BUDGET_S either);
+    `provider`, `pool` and `max_tokens` come from the turn's route (briefing.routing),
+    `session` is the briefing's ledger key."""
     prompt = stage_prompt(
         spec=call.spec,
         locks=call.locks,
@@ -145,9 +156,12 @@ def stage_agent_run(
             raw_input=raw_input,
             validators=[_lock_validator(call), _numbers_said_validator(call)],
             language=call.language,
-            max_tokens=settings.BRIEFING_MAX_TOKENS,
+            max_tokens=max_tokens or settings.BRIEFING_MAX_TOKENS,
             prompt_estimate=prompt.token_estimate(),
             budget_s=budget_s,
+            provider=provider,
+            pool=pool,
+            session=session,
         )
     finally:
         _current_call.reset(token)

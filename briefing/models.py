@@ -55,6 +55,8 @@ class Project(models.Model):
     profile = models.JSONField(default=dict, blank=True)
     brief = models.JSONField(null=True, blank=True)
     summary_markdown = models.TextField(blank=True)
+    # The producer's "use the strong model" switch: every turn goes to the escalation pool.
+    strong_model = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     completed_at = models.DateTimeField(null=True, blank=True)
@@ -232,6 +234,10 @@ class BriefingEvent(models.Model):
         CLIENT_LINK_REVOKED = "client_link_revoked"
         CLIENT_RATE_LIMITED = "client_rate_limited"
         BRIEF_COMPLETED = "brief_completed"
+        # Model pools and the cost ledger (issue 13).
+        TURN_CAPPED = "turn_capped"
+        COST_BUDGET_EXCEEDED = "cost_budget_exceeded"
+        STRONG_MODEL_SET = "strong_model_set"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="events")
     turn = models.ForeignKey(Turn, on_delete=models.SET_NULL, null=True, blank=True)

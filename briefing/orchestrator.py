@@ -21,6 +21,7 @@ from briefing.agents import StageCall, stage_agent_run
 from briefing.brief import Brief, brief_markdown
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.reading import reading_apply, reading_meta, turn_read
+from briefing.routing import cost_budget_exceeded, stage_call_options, turn_route_decide
 from briefing.services import _next_seq, spec_for
 from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.registry import stages_for
@@ -28,6 +29,7 @@ from briefing.texts import text as code_text
 from llmkit.guard import guard_check, guard_reply
 from llmkit.language import detect_language
 from llmkit.parse import FieldError, as_target
+from llmkit.pools import TurnMeter
 from llmkit.structured import StructuredResult
 from webhooks.events import brief_completed_emit
 
@@ -149,6 +151,9 @@ class _TurnWork:
         default_factory=lambda: time.monotonic() + settings.BRIEFING_TURN_BUDGET_S
     )
     _client_texts: list[str] | None = None
+    # The turn's model pool and what it has spent against its caps (briefing.routing);
+    # None without pools, and for late answers (a fix or a replay of a dead letter).
+    meter: TurnMeter | None = None
     # The reader's reading of this turn's message (briefing.reading), once it ran.
     reading: Any = None
 
@@ -194,6 +199,7 @@ def turn_process(turn: Turn) -> None:
         stages_before={s.pk: _stage_state(s) for s in stages},
     )
     _decide(work)
+    _cost_flag(work)
     _commit(work)
 
 
@@ -234,6 +240,9 @@ def _decide(work: _TurnWork) -> None:
         # stage's agent opens with its first question.
         _start(work, stage)
     turn.stage_key = stage.key
+    work.meter = turn_route_decide(
+        project=project, turn=turn, stage=stage, budget_s=work.budget_left()
+    )
     _run_stage(work, stage, opening=opening)
 
 
@@ -321,9 +330,16 @@ def _run_stage(
         reading=None if opening else work.reading,
         profile={s.key: dict(s.fields) for s in work.stages},
     )
+    if work.meter is not None and not work.meter.allows():
+        return _capped(work, stage)
+    options = stage_call_options(work.meter, project_id=work.project.pk)
     result, record = stage_agent_run(
-        call, source_id=str(work.turn.pk), raw_input=work.turn.text, budget_s=work.budget_left()
-    )
+        call, source_id=str(work.turn.pk), raw_input=work.turn.text, budget_s=work.budget_left(),
+        **options,
+    )  # fmt: skip
+    if work.meter is not None:
+        work.meter.record(result)
+        work.turn.meta = {**work.turn.meta, "route": work.meter.as_meta()}
     violations = [
         e for a in result.attempts if a.outcome for e in a.outcome.errors
         if e.kind == "locked_entity"
@@ -332,7 +348,8 @@ def _run_stage(
         work.event(Kind.LOCK_VIOLATION_BLOCKED, stage.key, field=error.path, proposed=error.input)
     if result.retry_used:
         work.event(Kind.RETRY_USED, stage.key, call=record.pk)
-    if len(set(result.providers)) > 1 or (result.provider and result.provider != _first_provider()):
+    first = options["provider"].providers[0].name if "provider" in options else _first_provider()
+    if len(set(result.providers)) > 1 or (result.provider and result.provider != first):
         work.event(Kind.PROVIDER_FAILOVER, stage.key, served_by=result.provider)
     if not result.ok:
         work.event(Kind.DEAD_LETTERED, stage.key, call=record.pk, signature=result.error_signature)
@@ -349,6 +366,27 @@ def _run_stage(
         provider=result.provider, layer=result.layer, retry=result.retry_used,
     )  # fmt: skip
     return result, record
+
+
+def _capped(work: _TurnWork, stage: StageRun) -> tuple[None, None]:
+    """The turn reached its route's cap on model calls or output tokens: no further call, the
+    client gets the holding reply (the stage stays as it is, its gate closed), and the turn
+    ends instead of looping."""
+    meter = work.meter
+    work.turn.meta = {**work.turn.meta, "route": meter.as_meta()}
+    work.event(Kind.TURN_CAPPED, stage.key, cap=meter.capped, calls=meter.calls,
+               output_tokens=meter.output_tokens, pool=meter.route.pool)  # fmt: skip
+    work.event(Kind.HOLDING_REPLY_SENT, stage.key)
+    work.replies.append(_Reply(code_text("holding", work.project.language), stage.key))
+    return None, None
+
+
+def _cost_flag(work: _TurnWork) -> None:
+    """Flag the briefing to its producer once its model calls cost more than the budget."""
+    spent = cost_budget_exceeded(project=work.project)
+    if spent is not None:
+        budget = str(settings.BRIEFING_COST_BUDGET)
+        work.event(Kind.COST_BUDGET_EXCEEDED, cost=str(spent), budget=budget)
 
 
 def _accept(

@@ -209,6 +209,26 @@ LLM_LEASE_MARGIN_S = env_float("LLM_LEASE_MARGIN_S", 30.0)
 # The rules agent's domain logic, asked in order; each answers only its own calls (a
 # briefing stage's questions, a lead card's reading).
 LLM_RULES_RESPONDERS = ["briefing.agents.stage_rules_responder", "crm.card.lead_rules_responder"]
+# Model pools, each its own failover chain, cheap first: "fast=yandex-lite,local,rules;
+# strong=gigachat-max,rules". Level 1's complexity picks the pool, an escalation the last;
+# empty: LLM_PROVIDERS serves every call. Routes, caps per level (simple/medium/complex):
+LLM_POOLS = env_str("LLM_POOLS", "")
+LLM_POOL_ROUTES = env_str("LLM_POOL_ROUTES", "")
+LLM_TURN_CALL_CAPS = env_str("LLM_TURN_CALL_CAPS", "simple=4,medium=6,complex=8")
+LLM_TURN_TOKEN_CAPS = env_str("LLM_TURN_TOKEN_CAPS", "simple=1200,medium=2400,complex=4000")
+if LLM_POOLS:  # a typo fails at start-up, not on the first client turn
+    from llmkit.pools import DEFAULT_CALL_CAPS, parse_levels, parse_pools, parse_routes
+
+    parse_routes(LLM_POOL_ROUTES, list(parse_pools(LLM_POOLS)))
+    parse_levels(LLM_TURN_CALL_CAPS, DEFAULT_CALL_CAPS, name="LLM_TURN_CALL_CAPS")
+    parse_levels(LLM_TURN_TOKEN_CAPS, DEFAULT_CALL_CAPS, name="LLM_TURN_TOKEN_CAPS")  # syntax only
+# With pools, level 1 asks the first pool's models too (the shipped classifier is the fallback).
+LLM_LEVEL1_MODEL = env_bool("LLM_LEVEL1_MODEL", default=True)
+# A prompt prefix shorter than this (estimated tokens) is not worth a cache write.
+LLM_CACHE_MIN_TOKENS = env_int("LLM_CACHE_MIN_TOKENS", 2000)
+# A briefing whose model calls cost more than this (price table's currency) is flagged to its
+# producer; 0 flags none.
+BRIEFING_COST_BUDGET = env_float("BRIEFING_COST_BUDGET", 0.0)
 
 # Schemas retried in more than this share of a week's calls are called out in the digest.
 DLQ_RETRY_SHARE_ALERT = env_float("DLQ_RETRY_SHARE_ALERT", 0.2)
@@ -296,6 +316,10 @@ SPECTACULAR_SETTINGS = {
 CRM_MODEL_INPUT_CHARS = env_int("CRM_MODEL_INPUT_CHARS", 8000)
 # The most tokens the lead-card reading may answer with.
 CRM_MAX_TOKENS = env_int("CRM_MAX_TOKENS", 400)
+# The lead type (crm.LeadType's code) whose intents and products the cards are read with:
+# "studio" (a production studio, the default) or "dealer" (the first seed's car dealer), or
+# one an administrator added.
+CRM_LEAD_TYPE = env_str("CRM_LEAD_TYPE", "studio")
 # The shared secret a web form posts as its `token` (empty: the form endpoint is closed).
 CRM_FORM_TOKEN = env_str("CRM_FORM_TOKEN", "")
 # The HMAC-SHA256 key of the messenger webhook's X-Signature (empty: the webhook is closed).

@@ -40,6 +40,14 @@ class StructuredCall(models.Model):
     raw_responses = models.JSONField(default=list, blank=True)
     source_kind = models.CharField(max_length=40, blank=True)
     source_id = models.CharField(max_length=64, blank=True)
+    # The cost ledger: the pool that served the call (empty with one chain, LLM_PROVIDERS),
+    # the conversation it belongs to ("briefing:<id>": GigaChat's X-Session-ID and the
+    # briefing's total), and its money at the price table's rates when it was made.
+    pool = models.CharField(max_length=40, blank=True, db_index=True)
+    session = models.CharField(max_length=64, blank=True, db_index=True)
+    cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
+    # True when the provider reported no prompt tokens and the cost used our estimate.
+    cost_estimated = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -136,3 +144,57 @@ class DeadLetterAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.dead_letter_id}: {self.kind}"
+
+
+class ModelPrice(models.Model):
+    """What one provider's model costs, per million tokens, as an administrator set it.
+
+    `provider` is the name a call records (a pool member such as "gigachat-max", or
+    "openai"); an empty `model` prices every model of that provider that has no row of its
+    own. Cached prompt tokens are priced apart: providers bill them at a discount."""
+
+    provider = models.CharField(max_length=50)
+    model = models.CharField(max_length=200, blank=True)
+    currency = models.CharField(max_length=3, default="RUB")
+    prompt_per_million = models.DecimalField(max_digits=12, decimal_places=4, default=0)
+    cached_per_million = models.DecimalField(max_digits=12, decimal_places=4, default=0)
+    completion_per_million = models.DecimalField(max_digits=12, decimal_places=4, default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["provider", "model"]
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "model"], name="model_price_unique"),
+            models.CheckConstraint(
+                condition=models.Q(
+                    prompt_per_million__gte=0,
+                    cached_per_million__gte=0,
+                    completion_per_million__gte=0,
+                ),
+                name="model_price_not_negative",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.model or '(any model)'}"
+
+
+class ClassifierDisagreement(models.Model):
+    """A client message on which level 1's model and the shipped classifier disagreed:
+    where the learned model is weak, for managers to review (and to retrain on)."""
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    call = models.ForeignKey(StructuredCall, on_delete=models.SET_NULL, null=True, blank=True)
+    source_kind = models.CharField(max_length=40, blank=True)
+    source_id = models.CharField(max_length=64, blank=True)
+    text = models.TextField()
+    # The contract's fields that differ ("intent", "risk", "language", "complexity").
+    fields = models.JSONField(default=list)
+    model_verdict = models.JSONField(default=dict)
+    classifier_verdict = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.source_kind} {self.source_id}: {', '.join(self.fields)}"

@@ -18,12 +18,15 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from briefing.errors import ApplicationError
+from dlq.ledger import call_price
 from dlq.models import DeadLetter, DeadLetterAction, StructuredCall
 from dlq.sources import dead_letter_source
 from llmkit.config import chain_from_env
 from llmkit.fields import StructuredModel
 from llmkit.parse import FieldError, ParseOutcome, SemanticValidator, Target
+from llmkit.pools import PoolSet, pools_from_env
 from llmkit.providers.rules import RulesTurn
+from llmkit.session import cache_session, cache_worthy
 from llmkit.structured import StructuredResult, run_structured
 from llmkit.types import Message, Provider
 from webhooks.events import dead_letter_created_emit
@@ -44,6 +47,20 @@ def llm_chain() -> Provider:
     return chain_from_env(environ, rules_responder=rules_responder)
 
 
+@functools.cache
+def llm_pools() -> PoolSet | None:
+    """The process-wide model pools (LLM_POOLS), each its own failover chain ending with the
+    rules agent; None when LLM_POOLS is not set and one chain serves every call."""
+    environ = dict(os.environ)
+    environ["LLM_POOLS"] = settings.LLM_POOLS
+    for name in ("LLM_POOL_ROUTES", "LLM_TURN_CALL_CAPS", "LLM_TURN_TOKEN_CAPS"):
+        environ[name] = getattr(settings, name)
+    environ.setdefault("LLM_CALL_BUDGET_S", str(settings.LLM_CALL_BUDGET_S))
+    # The rules agent with the apps' responders, as the single chain has it.
+    rules = getattr(llm_chain(), "providers", [None])[-1]
+    return pools_from_env(environ, rules_provider=rules)
+
+
 def structured_call_record(
     *,
     result: StructuredResult,
@@ -51,8 +68,11 @@ def structured_call_record(
     source_id: str = "",
     raw_input: str = "",
     prompt_estimate: tuple[int, int] = (0, 0),
+    pool: str = "",
+    session: str = "",
 ) -> StructuredCall:
-    """Persist one structured call and, when it failed, its dead letter.
+    """Persist one structured call, priced for the cost ledger, and, when it failed, its
+    dead letter.
 
     `prompt_estimate` is (cacheable prefix, whole prompt) in estimated tokens."""
     usage = result.usage
@@ -77,7 +97,10 @@ def structured_call_record(
         raw_responses=result.raw_responses,
         source_kind=source_kind,
         source_id=str(source_id),
+        pool=pool,
+        session=session,
     )
+    call_price(call)
     # The database enforces the check constraints; validating them here costs a query on
     # every model call.
     call.full_clean(validate_constraints=False)
@@ -151,6 +174,8 @@ def structured_run(
     prompt_estimate: tuple[int, int] = (0, 0),
     budget_s: float | None = None,
     stream: bool | None = None,
+    pool: str = "",
+    session: str = "",
 ) -> tuple[StructuredResult, StructuredCall]:
     """Run a structured call through the configured chain (or `provider`) and record it.
 
@@ -158,26 +183,34 @@ def structured_run(
     `budget_s` when the caller has less left (a turn's second stage call). Answers are
     streamed and read only up to the top-level `}` unless LLM_STREAM is off (`stream`
     overrides it). The model call happens outside any transaction.
+
+    `pool` names the pool whose chain is `provider` and `session` the conversation (the
+    cost ledger's keys); the session goes to the providers that cache per session only when
+    the prompt's stable prefix is worth a cache write (LLM_CACHE_MIN_TOKENS).
     """
     budget = settings.LLM_CALL_BUDGET_S
-    result = run_structured(
-        provider or llm_chain(),
-        messages,
-        target,
-        validators=validators,
-        context=context,
-        language=language,
-        temperature=temperature,
-        max_tokens=max_tokens,
-        budget_s=budget if budget_s is None else min(budget, budget_s),
-        stream=settings.LLM_STREAM if stream is None else stream,
-    )
+    worthy = cache_worthy(prompt_estimate[0], settings.LLM_CACHE_MIN_TOKENS)
+    with cache_session(session if worthy else None):
+        result = run_structured(
+            provider or llm_chain(),
+            messages,
+            target,
+            validators=validators,
+            context=context,
+            language=language,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            budget_s=budget if budget_s is None else min(budget, budget_s),
+            stream=settings.LLM_STREAM if stream is None else stream,
+        )
     call = structured_call_record(
         result=result,
         source_kind=source_kind,
         source_id=source_id,
         raw_input=raw_input,
         prompt_estimate=prompt_estimate,
+        pool=pool,
+        session=session,
     )
     return result, call
 

@@ -18,6 +18,7 @@ from llmkit.providers.http import (
     is_event_stream,
 )
 from llmkit.providers.openai_compat import ChatCompletionsStream, message_content
+from llmkit.session import current_cache_session
 from llmkit.streaming import iter_sse_data
 from llmkit.types import Completion, Message, ProviderError, Usage
 
@@ -190,6 +191,11 @@ class GigaChatProvider:
         self, body: dict[str, Any], token: str, deadline: Deadline, *, stream: bool
     ) -> Completion:
         headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+        session = current_cache_session()
+        if session:
+            # GigaChat caches a prompt's prefix only across requests of one session.
+            # A UUID, derived: the same conversation always gets the same one.
+            headers["X-Session-ID"] = str(uuid.uuid5(uuid.NAMESPACE_URL, session))
         url = f"{self.base_url}/chat/completions"
         try:
             if not stream:

@@ -1,0 +1,183 @@
+"""Which model pool serves a client turn, why, and what it may spend: level 1's verdict (the
+shipped classifier; with pools configured, the cheapest pool's model first) picks the pool
+by complexity, a complaint, a stage that failed its gate twice or the producer's switch
+raises it, and the turn's meter caps its model calls and output tokens."""
+
+from __future__ import annotations
+
+import logging
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+
+from briefing.models import BriefingEvent, Project, StageRun, Turn
+from dlq.ledger import briefing_session, ledger_for_briefing
+from dlq.models import ClassifierDisagreement
+from dlq.services import llm_pools, structured_run
+from llmkit.level1 import Level1Verdict, classify
+from llmkit.level1_llm import (
+    MAX_TOKENS,
+    Level1Answer,
+    disagreement,
+    level1_messages,
+    verdict_from_answer,
+)
+from llmkit.pools import TurnMeter
+from llmkit.prompt import estimate_tokens
+from llmkit.structured import StructuredResult
+
+logger = logging.getLogger(__name__)
+Kind = BriefingEvent.Kind
+
+# Events that mean a stage's answer failed validation (its gate could not even be tried).
+_GATE_FAILURES = (Kind.DEAD_LETTERED, Kind.RETRY_USED)
+
+
+def level1_run(
+    *, text: str, language: str, project_id: int, turn_id: int, budget_s: float | None = None
+) -> Level1Verdict:
+    """Level 1's verdict on a client message. With pools configured (and LLM_LEVEL1_MODEL on)
+    the cheapest pool's models answer the contract through the structured call, recorded in
+    the ledger; any failure falls back to the shipped classifier, whose verdict is always
+    computed too: where the two disagree, the message is recorded for managers."""
+    verdict, _ = _level1(
+        text=text, language=language, project_id=project_id, turn_id=turn_id, budget_s=budget_s
+    )
+    return verdict
+
+
+def _level1(
+    *, text: str, language: str, project_id: int, turn_id: int, budget_s: float | None
+) -> tuple[Level1Verdict, StructuredResult | None]:
+    classifier = classify(text, default_language=language)
+    pools = llm_pools() if settings.LLM_LEVEL1_MODEL else None
+    chain = pools.models_chain() if pools is not None else None
+    if chain is None:
+        return classifier, None
+    messages = level1_messages(text)
+    try:
+        result, call = structured_run(
+            messages=messages,
+            target=Level1Answer,
+            source_kind="level1",
+            source_id=str(turn_id),
+            raw_input=text,
+            provider=chain,
+            temperature=0.0,
+            max_tokens=MAX_TOKENS,
+            prompt_estimate=(
+                estimate_tokens(messages[0].content),
+                sum(estimate_tokens(m.content) for m in messages),
+            ),
+            budget_s=budget_s,
+            pool=pools.first_pool,
+            session=briefing_session(project_id),
+        )
+    except Exception:  # the classifier must answer whatever happened to the model call
+        logger.exception("level 1's model call failed; the shipped classifier answers")
+        return classifier, None
+    if not result.ok:
+        return classifier, result
+    verdict = verdict_from_answer(result.value, classifier)
+    differing = disagreement(verdict, classifier)
+    if differing:
+        ClassifierDisagreement.objects.create(
+            call=call,
+            source_kind="briefing_turn",
+            source_id=str(turn_id),
+            text=text,
+            fields=differing,
+            model_verdict=verdict.as_meta(),
+            classifier_verdict=classifier.as_meta(),
+        )
+    return verdict, result
+
+
+def gate_failures(*, project: Project, stage: StageRun) -> int:
+    """How many of the stage's turns had an answer that failed validation (retried or
+    dead-lettered)."""
+    return (
+        project.events.filter(stage_key=stage.key, kind__in=_GATE_FAILURES)
+        .values("turn_id")
+        .distinct()
+        .count()
+    )
+
+
+def escalations_for(*, project: Project, stage: StageRun, verdict: Level1Verdict) -> list[str]:
+    """The expert cases that send a turn to the escalation pool."""
+    reasons = []
+    if verdict.intent == "complaint":
+        reasons.append("complaint")
+    if gate_failures(project=project, stage=stage) >= 2:
+        reasons.append("gate_failed_twice")
+    if project.strong_model:
+        reasons.append("producer_switch")
+    return reasons
+
+
+def turn_route(*, project: Project, stage: StageRun, verdict: Level1Verdict) -> TurnMeter | None:
+    """The turn's pool and caps as a meter to spend against; None without pools (one chain
+    serves every call, as before)."""
+    pools = llm_pools()
+    if pools is None:
+        return None
+    escalations = escalations_for(project=project, stage=stage, verdict=verdict)
+    route = pools.route(complexity=verdict.complexity, escalations=escalations)
+    return TurnMeter(route)
+
+
+def turn_route_decide(
+    *, project: Project, turn: Turn, stage: StageRun, budget_s: float | None = None
+) -> TurnMeter | None:
+    """Route a client turn before its stage call: level 1's verdict (the one already on the
+    turn when a model gave it, else asked now, the model counting against the turn's caps),
+    the pool, and the route written to the turn's meta for the briefing page. None without
+    pools."""
+    if llm_pools() is None:
+        return None
+    known = turn.meta.get("level1")
+    verdict = level1_result = None
+    if isinstance(known, dict) and known.get("source") == "model":
+        verdict = Level1Verdict.model_validate(known)
+    if verdict is None:
+        verdict, level1_result = _level1(
+            text=turn.text, language=project.language, project_id=project.pk, turn_id=turn.pk,
+            budget_s=budget_s,
+        )  # fmt: skip
+        turn.meta = {**turn.meta, "level1": verdict.as_meta()}
+    meter = turn_route(project=project, stage=stage, verdict=verdict)
+    if level1_result is not None:
+        meter.record(level1_result)
+    turn.meta = {**turn.meta, "route": meter.as_meta()}
+    return meter
+
+
+def stage_call_options(meter: TurnMeter | None, *, project_id: int) -> dict[str, Any]:
+    """The stage call's provider, pool and output cap from the turn's route, and the
+    briefing's ledger session (always: the single chain's calls are priced too)."""
+    options: dict[str, Any] = {"session": briefing_session(project_id)}
+    pools = llm_pools()
+    if meter is None or pools is None:
+        return options
+    pool = meter.route.pool
+    return {
+        **options,
+        "provider": pools.chains[pool],
+        "pool": pool,
+        "max_tokens": meter.max_tokens(settings.BRIEFING_MAX_TOKENS),
+    }
+
+
+def cost_budget_exceeded(*, project: Project) -> Decimal | None:
+    """The briefing's cost when it passed BRIEFING_COST_BUDGET and was not flagged yet."""
+    budget = settings.BRIEFING_COST_BUDGET
+    if budget <= 0:
+        return None
+    spent = ledger_for_briefing(project_id=project.pk).cost
+    if spent <= Decimal(str(budget)):
+        return None
+    if project.events.filter(kind=Kind.COST_BUDGET_EXCEEDED).exists():
+        return None
+    return spent

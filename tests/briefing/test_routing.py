@@ -1,0 +1,312 @@
+"""Model pools end to end: two local OpenAI-compatible servers stand in for a fast and a
+strong pool; level 1's model, the route each turn takes, the caps and the cost ledger."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from briefing.models import BriefingEvent, Turn
+from dlq.ledger import ledger_by_day_and_pool, ledger_for_briefing
+from dlq.models import ClassifierDisagreement, ModelPrice, StructuredCall
+from dlq.services import llm_chain, llm_pools
+from llmkit.level1_llm import SYSTEM_PROMPT
+from tests.llmkit.wire_servers import JsonReply, WireServer, openai_completion
+
+pytestmark = pytest.mark.django_db
+
+PATH = "/v1/chat/completions"
+ASK_NAME = {"message": "Как вас зовут и из какой вы компании?", "introStatus": False}
+
+
+def _value(name: str, schema: dict[str, Any]) -> Any:
+    """A value every validator takes for one property of a stage's answer schema."""
+    options = [o for o in schema.get("anyOf", [schema]) if o.get("type") != "null"]
+    option = options[0]
+    if "enum" in option:
+        return option["enum"][0]
+    kind = option.get("type")
+    if kind == "boolean":
+        return True
+    if kind == "integer":
+        return 7  # the client's message says 7
+    if kind == "array":
+        return ["ролик"]
+    if name == "deadline":
+        return "2027-03-15"
+    if name == "contact":
+        return "+79161234567"
+    return "Зерно"
+
+
+class Brain:
+    """One server's model: answers level 1's prompt with the verdict a test set for the
+    message, and a stage prompt with `stage_answer` (a dict, or "complete" for an answer
+    that fills every field and closes the stage). Every answer reports distinct usage."""
+
+    def __init__(self, server: WireServer) -> None:
+        self.server = server
+        self.counter = itertools.count(1)
+        self.verdicts: dict[str, dict[str, str]] = {}
+        self.stage_answer: dict[str, Any] | str = ASK_NAME
+        self.reported: list[tuple[int, int, int]] = []
+        self._lock = threading.Lock()
+        server.route(PATH, self)
+
+    def send(self, handler: Any, server: WireServer) -> None:
+        request = server.requests_to(PATH)[-1].json()
+        system = request["messages"][0]["content"]
+        if system == SYSTEM_PROMPT:
+            text = request["messages"][1]["content"].split("<<<\n", 1)[1].rsplit("\n>>>", 1)[0]
+            answer: Any = {
+                "intent": "answer", "risk": "none", "language": "ru", "complexity": "simple",
+                **self.verdicts.get(text, {}),
+            }  # fmt: skip
+        elif self.stage_answer == "complete":
+            schema = request["response_format"]["json_schema"]["schema"]
+            answer = {name: _value(name, prop) for name, prop in schema["properties"].items()}
+            answer["message"] = "Готово"
+        else:
+            answer = self.stage_answer
+        n = next(self.counter)
+        usage = (100 + n, 10 * (n % 3), 20 + n)  # prompt, cached, completion
+        with self._lock:
+            self.reported.append(usage)
+        body = openai_completion(
+            json.dumps(answer, ensure_ascii=False),
+            model=f"model-{server.port}",
+            prompt_tokens=usage[0],
+            cached_tokens=usage[1],
+            completion_tokens=usage[2],
+        )
+        JsonReply(body).send(handler, server)
+
+    def stage_requests(self) -> list[dict[str, Any]]:
+        return [
+            r.json()
+            for r in self.server.requests_to(PATH)
+            if r.json()["messages"][0]["content"] != SYSTEM_PROMPT
+        ]
+
+    def level1_requests(self) -> list[dict[str, Any]]:
+        return [
+            r.json()
+            for r in self.server.requests_to(PATH)
+            if r.json()["messages"][0]["content"] == SYSTEM_PROMPT
+        ]
+
+
+@pytest.fixture
+def pools(monkeypatch, settings):
+    """fast = the first server then the rules agent; strong = the second, then rules."""
+    with WireServer() as fast_server, WireServer() as strong_server:
+        for name, server in (("FAST", fast_server), ("STRONG", strong_server)):
+            monkeypatch.setenv(f"OPENAI_{name}_BASE_URL", server.url("/v1"))
+            monkeypatch.setenv(f"OPENAI_{name}_MODEL", f"model-{server.port}")
+        monkeypatch.setenv("LLM_BREAKER_FAILURES", "1000")
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+        settings.LLM_POOLS = "fast=openai-fast,rules; strong=openai-strong,rules"
+        settings.LLM_STREAM = False
+        llm_chain.cache_clear()
+        llm_pools.cache_clear()
+        ModelPrice.objects.create(
+            provider="openai-fast", prompt_per_million=100, cached_per_million=10,
+            completion_per_million=300,
+        )  # fmt: skip
+        ModelPrice.objects.create(
+            provider="openai-strong", prompt_per_million=1000, cached_per_million=100,
+            completion_per_million=3000,
+        )  # fmt: skip
+        yield Brain(fast_server), Brain(strong_server)
+    llm_pools.cache_clear()
+    llm_chain.cache_clear()
+
+
+def route_of(turn: Turn) -> dict[str, Any]:
+    return turn.meta["route"]
+
+
+def test_a_simple_message_goes_to_the_fast_pool(project, say, pools):
+    fast, strong = pools
+    turn = say(project, "Здравствуйте, хотим ролик")
+    assert route_of(turn)["pool"] == "fast"
+    assert route_of(turn)["reasons"] == ["complexity:simple"]
+    assert len(fast.level1_requests()) == 1  # level 1 asked the cheapest model
+    assert len(fast.stage_requests()) == 1
+    assert strong.server.requests == []
+    # The reply is the fast model's question; level 1's verdict came from the model.
+    assert turn.replies.get().text == ASK_NAME["message"]
+    assert turn.meta["level1"]["source"] == "model"
+    call = StructuredCall.objects.get(source_kind="briefing_turn", source_id=str(turn.pk))
+    assert (call.pool, call.provider, call.session) == (
+        "fast",
+        "openai-fast",
+        f"briefing:{project.pk}",
+    )
+
+
+def test_a_complex_message_goes_to_the_strong_pool(project, say, pools):
+    fast, strong = pools
+    text = "Нам нужен большой проект: ролик, три версии для соцсетей и съёмка в двух городах"
+    fast.verdicts[text] = {"complexity": "complex"}
+    turn = say(project, text)
+    assert route_of(turn)["pool"] == "strong"
+    assert route_of(turn)["max_calls"] == 8
+    assert len(fast.level1_requests()) == 1
+    assert fast.stage_requests() == []
+    assert len(strong.stage_requests()) == 1
+
+
+def test_a_complaint_is_escalated_to_the_strong_pool(project, say, pools):
+    fast, strong = pools
+    text = "Сколько можно спрашивать одно и то же"
+    fast.verdicts[text] = {"intent": "complaint", "complexity": "simple"}
+    turn = say(project, text)
+    assert route_of(turn)["pool"] == "strong"
+    assert "complaint" in route_of(turn)["reasons"]
+    assert len(strong.stage_requests()) == 1
+    assert fast.stage_requests() == []
+
+
+def test_the_producers_switch_sends_every_turn_to_the_strong_pool(project, say, pools):
+    _, strong = pools
+    project.strong_model = True
+    project.save(update_fields=["strong_model"])
+    turn = say(project, "Привет")
+    assert route_of(turn)["pool"] == "strong"
+    assert route_of(turn)["reasons"] == ["complexity:simple", "producer_switch"]
+    assert len(strong.stage_requests()) == 1
+
+
+def test_a_stage_that_failed_its_gate_twice_is_escalated(project, say, pools):
+    fast, strong = pools
+    fast.stage_answer = "not json at all"
+    first = say(project, "Привет")
+    second = say(project, "Ещё раз привет")
+    assert route_of(first)["pool"] == route_of(second)["pool"] == "fast"
+    assert first.status == second.status == Turn.Status.FAILED
+    strong.stage_answer = ASK_NAME
+    third = say(project, "Алло")
+    assert route_of(third)["pool"] == "strong"
+    assert "gate_failed_twice" in route_of(third)["reasons"]
+    assert third.replies.get().text == ASK_NAME["message"]
+
+
+def test_the_call_cap_ends_a_turn_that_would_run_on(project, say, pools):
+    """A model that closes every stage it is asked about would run the whole briefing in one
+    turn; the simple level's cap of 4 calls ends it with the holding reply."""
+    fast, strong = pools
+    fast.stage_answer = "complete"
+    turn = say(project, "Анна, компания Зерно, +7 916 123-45-67, ролик 7 секунд")
+    route = route_of(turn)
+    assert route["max_calls"] == 4
+    # Level 1, then intro and vision each closed by one answer; the service stage's call,
+    # which could need a retry, would pass the cap.
+    assert route["calls"] == 3
+    assert route["capped"] == "calls"
+    closed = BriefingEvent.objects.filter(
+        project=project, kind=BriefingEvent.Kind.STAGE_CLOSED, data__by="agent"
+    )
+    assert sorted(closed.values_list("stage_key", flat=True)) == ["intro", "vision"]
+    requests = len(fast.server.requests) + len(strong.server.requests)
+    assert requests == route["calls"]
+    event = BriefingEvent.objects.get(project=project, kind=BriefingEvent.Kind.TURN_CAPPED)
+    assert event.data["cap"] == "calls"
+    assert project.status != "completed"
+    replies = list(turn.replies.order_by("seq").values_list("text", flat=True))
+    assert replies[-1].startswith("Спасибо! Мне нужно немного времени")
+    assert BriefingEvent.objects.filter(
+        project=project, kind=BriefingEvent.Kind.HOLDING_REPLY_SENT
+    ).exists()
+
+
+def test_the_output_token_cap_ends_a_turn(project, say, pools, settings):
+    fast, _ = pools
+    fast.stage_answer = "complete"
+    settings.LLM_TURN_TOKEN_CAPS = "simple=100"  # the servers report 20+ tokens per answer
+    settings.LLM_TURN_CALL_CAPS = "simple=50"
+    llm_pools.cache_clear()
+    turn = say(project, "Анна, компания Зерно, +7 916 123-45-67, ролик 7 секунд")
+    route = route_of(turn)
+    assert route["capped"] == "output_tokens"
+    # Level 1's answer reported 21 output tokens: the stage call asked for the 79 left,
+    # answered with 22, and the 57 left cannot hold another answer.
+    assert [r["max_tokens"] for r in fast.stage_requests()] == [79]
+    assert route["output_tokens"] == 21 + 22
+
+
+def test_the_ledger_totals_equal_what_the_servers_reported(project, say, pools):
+    fast, strong = pools
+    text = "Очень длинный и сложный запрос с тремя вопросами?"
+    fast.verdicts[text] = {"complexity": "complex"}
+    say(project, "Здравствуйте, хотим ролик")
+    say(project, text)
+    fast.stage_answer = "not json"
+    say(project, "Алло")  # a retry: two requests in one recorded call
+    reported = fast.reported + strong.reported
+    totals = ledger_for_briefing(project_id=project.pk)
+    assert totals.prompt_tokens == sum(u[0] for u in reported)
+    assert totals.cached_tokens == sum(u[1] for u in reported)
+    assert totals.completion_tokens == sum(u[2] for u in reported)
+
+    def money(usage, rates):
+        prompt, cached, completion = usage
+        return Decimal(
+            (prompt - cached) * rates[0] + cached * rates[1] + completion * rates[2]
+        ) / Decimal(1_000_000)
+
+    expected = sum(money(u, (100, 10, 300)) for u in fast.reported) + sum(
+        money(u, (1000, 100, 3000)) for u in strong.reported
+    )
+    assert totals.cost == expected.quantize(Decimal("0.000001"))
+    by_pool = {row.pool: row for row in ledger_by_day_and_pool(days=1)}
+    assert by_pool["strong"].prompt_tokens == sum(u[0] for u in strong.reported)
+    assert by_pool["fast"].completion_tokens == sum(u[2] for u in fast.reported)
+    assert by_pool["fast"].turns == 2
+    assert by_pool["strong"].turns == 1
+
+
+def test_a_disagreement_between_model_and_classifier_is_recorded(project, say, pools):
+    fast, _ = pools
+    text = "Хотим ролик"
+    fast.verdicts[text] = {"intent": "off_topic"}
+    turn = say(project, text)
+    disagreement = ClassifierDisagreement.objects.get(source_id=str(turn.pk))
+    assert "intent" in disagreement.fields
+    assert disagreement.model_verdict["intent"] == "off_topic"
+    assert disagreement.classifier_verdict["intent"] != "off_topic"
+    assert disagreement.call.source_kind == "level1"
+
+
+def test_level1_falls_back_to_the_classifier_when_the_model_fails(project, say, pools):
+    fast, _ = pools
+    fast.server.route(PATH, JsonReply({"error": "down"}, status=503))
+    turn = say(project, "Здравствуйте")
+    assert turn.meta["level1"]["source"] == "classifier"
+    assert route_of(turn)["pool"] == "fast"  # the rules agent answered in the fast pool
+    assert turn.replies.exists()
+    assert not ClassifierDisagreement.objects.exists()
+
+
+def test_a_briefing_over_its_cost_budget_is_flagged_once(project, say, pools, settings):
+    settings.BRIEFING_COST_BUDGET = 0.00001
+    say(project, "Здравствуйте")
+    say(project, "Алло")
+    flags = BriefingEvent.objects.filter(
+        project=project, kind=BriefingEvent.Kind.COST_BUDGET_EXCEEDED
+    )
+    assert flags.count() == 1
+    assert Decimal(flags.get().data["cost"]) > Decimal("0.00001")
+
+
+def test_without_pools_turns_are_not_routed(project, say):
+    turn = say(project, "Здравствуйте")
+    assert "route" not in turn.meta
+    call = StructuredCall.objects.get(source_kind="briefing_turn", source_id=str(turn.pk))
+    assert call.session == f"briefing:{project.pk}"
+    assert call.pool == ""
