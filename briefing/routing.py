@@ -10,7 +10,9 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 
+from briefing.errors import ApplicationError
 from briefing.models import BriefingEvent, Project, StageRun, Turn
 from dlq.ledger import briefing_session, ledger_for_briefing
 from dlq.models import ClassifierDisagreement
@@ -181,3 +183,38 @@ def cost_budget_exceeded(*, project: Project) -> Decimal | None:
     if project.events.filter(kind=Kind.COST_BUDGET_EXCEEDED).exists():
         return None
     return spent
+
+
+# --- the producer's switch ----------------------------------------------------------------
+# Kept beside the routing it steers (one sub-domain, one module) rather than in the
+# briefing's services, which already hold every other producer action.
+
+
+@transaction.atomic
+def project_strong_model_set(*, project: Project, on: bool, user: Any) -> None:
+    """The producer's "use the strong model" switch: while on, every turn of the briefing
+    goes to the escalation pool. Recorded as an event with who, the old and the new value."""
+    from briefing.services import event_record
+
+    locked = Project.objects.select_for_update().get(pk=project.pk)
+    if locked.strong_model == on:
+        state = "on" if on else "off"
+        raise ApplicationError(f"the strong model is already {state} for this briefing")
+    locked.strong_model = on
+    locked.save(update_fields=["strong_model", "updated_at"])
+    event_record(
+        project=locked, kind=Kind.STRONG_MODEL_SET, actor=user, data={"old": not on, "new": on}
+    )
+
+
+def briefing_cost(*, project: Project) -> dict[str, Any]:
+    """What the briefing page shows of the ledger: money and tokens so far, and whether the
+    cost budget was passed."""
+    budget = settings.BRIEFING_COST_BUDGET
+    totals = ledger_for_briefing(project_id=project.pk)
+    return {
+        "totals": totals,
+        "budget": budget,
+        "over_budget": bool(budget) and totals.cost > Decimal(str(budget)),
+        "pools_on": llm_pools() is not None,
+    }

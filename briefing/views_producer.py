@@ -23,6 +23,7 @@ from briefing.access import project_for_user, projects_for_user
 from briefing.errors import ApplicationError
 from briefing.forms import DashboardFilterForm, ProjectNewForm, field_inputs, field_value
 from briefing.models import Project, StageRun, Turn
+from briefing.routing import briefing_cost, project_strong_model_set
 from briefing.services import (
     client_link_revoke,
     client_link_rotate,
@@ -215,6 +216,7 @@ def _detail_context(
         "errors": {problem.section: section_error} if section_error else {},
         "submitted": problem.submitted if problem else {},
         "can_act": request.user.has_perm("briefing.change_project"),
+        "models": briefing_cost(project=project),
     }
 
 
@@ -273,6 +275,8 @@ ACTION_SECTIONS = {
     "force_close": "stages",
     "rotate_link": "controls",
     "revoke_link": "controls",
+    "strong_model_on": "controls",
+    "strong_model_off": "controls",
 }
 # What else an action may change. The composer is never swapped from elsewhere (it may
 # hold a message being typed), the transcript only when a message was posted.
@@ -344,6 +348,8 @@ def _act(request: HtmxHttpRequest, project: Project, action: str) -> None:
         client_link_rotate(project=project, user=user)
     elif action == "revoke_link":
         client_link_revoke(project=project, user=user)
+    elif action in ("strong_model_on", "strong_model_off"):
+        project_strong_model_set(project=project, on=action == "strong_model_on", user=user)
     elif action == "force_close":
         stage_key, reason = _stage_key(project, request), post.get("reason", "")
         stage_force_close(project=project, stage_key=stage_key, user=user, reason=reason)

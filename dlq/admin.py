@@ -1,16 +1,23 @@
 from django.contrib import admin
 
-from dlq.models import DeadLetter, DeadLetterAction, StructuredCall
+from dlq.models import (
+    ClassifierDisagreement,
+    DeadLetter,
+    DeadLetterAction,
+    ModelPrice,
+    StructuredCall,
+)
 
 
 @admin.register(StructuredCall)
 class StructuredCallAdmin(admin.ModelAdmin):
     list_display = (
         "created_at", "schema_name", "provider", "model", "outcome", "retry_used",
-        "latency_ms", "prompt_tokens", "cached_tokens", "completion_tokens", "source_kind",
+        "latency_ms", "prompt_tokens", "cached_tokens", "completion_tokens", "cost", "pool",
+        "source_kind",
     )  # fmt: skip
-    list_filter = ("outcome", "retry_used", "schema_name", "provider")
-    search_fields = ("schema_name", "provider", "model", "source_id")
+    list_filter = ("outcome", "retry_used", "schema_name", "provider", "pool")
+    search_fields = ("schema_name", "provider", "model", "source_id", "session")
     date_hierarchy = "created_at"
     readonly_fields = [f.name for f in StructuredCall._meta.fields]
 
@@ -53,6 +60,36 @@ class DeadLetterActionAdmin(admin.ModelAdmin):
     search_fields = ("note", "dead_letter__error_signature")
     date_hierarchy = "at"
     readonly_fields = ("dead_letter", "kind", "at", "user", "note", "data")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(ModelPrice)
+class ModelPriceAdmin(admin.ModelAdmin):
+    """The cost ledger's price table, per provider (as calls record it: a pool member such
+    as "gigachat-max") and model; a call is priced when it is made, so a change here prices
+    the calls from now on and leaves the ledger's history as it was."""
+
+    list_display = (
+        "provider", "model", "currency", "prompt_per_million", "cached_per_million",
+        "completion_per_million", "updated_at",
+    )  # fmt: skip
+    list_filter = ("provider", "currency")
+    search_fields = ("provider", "model")
+
+
+@admin.register(ClassifierDisagreement)
+class ClassifierDisagreementAdmin(admin.ModelAdmin):
+    """Messages on which level 1's model and the shipped classifier disagreed (read-only)."""
+
+    list_display = ("created_at", "source_kind", "source_id", "fields", "text")
+    search_fields = ("text", "source_id")
+    date_hierarchy = "created_at"
+    readonly_fields = (
+        "created_at", "call", "source_kind", "source_id", "text", "fields", "model_verdict",
+        "classifier_verdict",
+    )  # fmt: skip
 
     def has_add_permission(self, request) -> bool:
         return False

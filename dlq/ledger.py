@@ -18,6 +18,8 @@ from django.utils import timezone
 from dlq.models import ModelPrice, StructuredCall
 
 MILLION = Decimal(1_000_000)
+# How the ledger names the calls made with no pools (LLM_PROVIDERS' one chain).
+ONE_CHAIN = "(one chain)"
 ZERO = Decimal(0)
 
 
@@ -142,17 +144,24 @@ class LedgerRow:
 
 
 def ledger_by_day_and_pool(
-    *, days: int = 14, now: datetime.datetime | None = None
+    *,
+    since: datetime.datetime,
+    until: datetime.datetime,
+    schema: str | None = None,
+    provider: str | None = None,
 ) -> list[LedgerRow]:
-    """Money, tokens, cached share and turns served per day and pool, newest day first.
-    The rules agent's answers cost nothing and report nothing: left out of the money, but a
-    turn it served in a pool counts for that pool."""
-    since = (now or timezone.now()) - datetime.timedelta(days=days)
+    """Money, tokens, cached share and turns served per local day and pool in [since,
+    until), oldest day first. The rules agent's answers cost nothing and report nothing, but
+    a turn it served in a pool counts for that pool."""
+    calls = StructuredCall.objects.filter(created_at__gte=since, created_at__lt=until)
+    if schema:
+        calls = calls.filter(schema_name=schema)
+    if provider:
+        calls = calls.filter(provider=provider)
     money = DecimalField(max_digits=20, decimal_places=6)
     rows = (
-        StructuredCall.objects.filter(created_at__gte=since)
-        .exclude(provider="")
-        .annotate(day=TruncDate("created_at"))
+        calls.exclude(provider="")
+        .annotate(day=TruncDate("created_at", tzinfo=timezone.get_current_timezone()))
         .values("day", "pool")
         .annotate(
             calls=Count("id", filter=~Q(provider="rules")),
@@ -162,12 +171,12 @@ def ledger_by_day_and_pool(
             cost=Coalesce(Sum("cost"), Value(ZERO), output_field=money),
             turns=Count("source_id", filter=Q(source_kind="briefing_turn"), distinct=True),
         )
-        .order_by("-day", "pool")
+        .order_by("day", "pool")
     )
     return [
         LedgerRow(
             r["day"],
-            r["pool"] or "(one chain)",
+            r["pool"] or ONE_CHAIN,
             r["calls"],
             r["prompt"],
             r["cached"],
@@ -179,27 +188,22 @@ def ledger_by_day_and_pool(
     ]
 
 
-def ledger_by_pool(*, days: int = 14, now: datetime.datetime | None = None) -> list[LedgerRow]:
-    """The same sums per pool over the whole period (`day` is the period's first day)."""
-    since = (now or timezone.now()) - datetime.timedelta(days=days)
+def ledger_by_pool(rows: list[LedgerRow]) -> list[LedgerRow]:
+    """Day-and-pool rows summed per pool (`day` is the first day seen)."""
     merged: dict[str, LedgerRow] = {}
-    for row in ledger_by_day_and_pool(days=days, now=now):
+    for row in rows:
         old = merged.get(row.pool)
+        if old is None:
+            merged[row.pool] = row
+            continue
         merged[row.pool] = dataclasses.replace(
-            row,
-            day=since.date(),
-            **(
-                {}
-                if old is None
-                else {
-                    "calls": old.calls + row.calls,
-                    "prompt_tokens": old.prompt_tokens + row.prompt_tokens,
-                    "cached_tokens": old.cached_tokens + row.cached_tokens,
-                    "completion_tokens": old.completion_tokens + row.completion_tokens,
-                    "cost": old.cost + row.cost,
-                    "turns": old.turns + row.turns,
-                }
-            ),
+            old,
+            calls=old.calls + row.calls,
+            prompt_tokens=old.prompt_tokens + row.prompt_tokens,
+            cached_tokens=old.cached_tokens + row.cached_tokens,
+            completion_tokens=old.completion_tokens + row.completion_tokens,
+            cost=old.cost + row.cost,
+            turns=old.turns + row.turns,
         )
     return sorted(merged.values(), key=lambda row: row.pool)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, timedelta
+from decimal import Decimal
 from typing import Any
 from urllib.parse import urlencode
 
@@ -16,6 +17,7 @@ from django.views.decorators.http import require_GET
 
 from config.http import HtmxHttpRequest
 from dlq.digest import weekly_digest_build
+from dlq.ledger import LedgerRow, ledger_by_day_and_pool, ledger_by_pool, turn_shares
 from dlq.models import StructuredCall
 from dlq.selectors import OUTCOMES, local_day_start, parse_quality, structured_call_choices
 
@@ -121,6 +123,8 @@ def _text(value: float | None, unit: str) -> str:
         return f"{value} ms"
     if unit == "tokens":
         return f"{value:.1f}"
+    if unit == "money":
+        return f"{value:.4f}"
     return str(value)
 
 
@@ -271,6 +275,76 @@ def _charts(figures: dict[str, Any]) -> list[Chart]:
     ]
 
 
+def _ledger(filters: QualityFilters) -> list[LedgerRow]:
+    return ledger_by_day_and_pool(
+        since=local_day_start(filters.since),
+        until=local_day_start(filters.until + timedelta(days=1)),
+        schema=filters.schema or None,
+        provider=filters.provider or None,
+    )
+
+
+def _ledger_charts(rows: list[LedgerRow], days: list[str]) -> list[Chart]:
+    """The cost ledger: money and the measured cached-token share per day and pool, and
+    each pool's share of the turns."""
+    pools = sorted({row.pool for row in rows})
+    cell = {(row.day.isoformat(), row.pool): row for row in rows}
+
+    def per_day(value) -> list[Series]:
+        return [Series(pool, [value(cell.get((day, pool))) for day in days]) for pool in pools]
+
+    per_pool = ledger_by_pool(rows)
+    shares = turn_shares(per_pool)
+    return [
+        Chart(
+            key="cost-per-day",
+            title="Model cost per day and pool",
+            kind="bar",
+            unit="money",
+            axis="day",
+            labels=days,
+            series=per_day(lambda row: float(row.cost) if row else 0.0),
+            stacked=True,
+        ),
+        Chart(
+            key="cached-share-per-day",
+            title="Cached prompt tokens per day and pool (as the providers reported them)",
+            kind="line",
+            unit="%",
+            axis="day",
+            labels=days,
+            series=per_day(lambda row: _percent(row.cached_share) if row else None),
+        ),
+        Chart(
+            key="ledger-per-pool",
+            title="Turns, cost and cached share per pool",
+            kind="bar",
+            unit="%",
+            axis="pool",
+            labels=[row.pool for row in per_pool],
+            counts=[row.calls for row in per_pool],
+            series=[
+                Series("share of turns", [_percent(shares.get(r.pool)) for r in per_pool]),
+                Series("cached share", [_percent(r.cached_share) for r in per_pool]),
+            ],
+        ),
+    ]
+
+
+def _ledger_headline(rows: list[LedgerRow]) -> list[tuple[str, str, str]]:
+    cost = sum((row.cost for row in rows), Decimal(0))
+    prompt = sum(row.prompt_tokens for row in rows)
+    cached = sum(row.cached_tokens for row in rows)
+    return [
+        ("cost", "Model cost", _text(float(cost), "money")),
+        (
+            "cached_share",
+            "Cached prompt tokens",
+            _text(_percent(cached / prompt if prompt else None), "%"),
+        ),
+    ]
+
+
 def _headline(figures: dict[str, Any]) -> list[dict[str, str]]:
     """The range's figures written out by the server, readable without the charts."""
     latency = figures["latency_ms"]
@@ -328,7 +402,13 @@ def quality_dashboard(request: HtmxHttpRequest) -> HttpResponse:
         }
     else:
         figures = _quality_figures(filters)
-        charts = _charts(figures)
+        ledger = _ledger(filters)
+        days = [day["day"] for day in figures["per_day_figures"]]
+        charts = [*_charts(figures), *_ledger_charts(ledger, days)]
+        headline = _headline(figures) + [
+            {"key": key, "label": label, "text": text}
+            for key, label, text in _ledger_headline(ledger)
+        ]
         context.update(
             values={
                 "since": filters.since.isoformat(),
@@ -337,7 +417,7 @@ def quality_dashboard(request: HtmxHttpRequest) -> HttpResponse:
                 "provider": filters.provider,
             },
             figures=figures,
-            headline=_headline(figures),
+            headline=headline,
             charts=charts,
             chart_data=[chart.as_json() for chart in charts],
             query=filters.query(),

@@ -6,13 +6,17 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.urls import reverse
+from django.utils import timezone
 
 from briefing.models import BriefingEvent, Turn
-from dlq.ledger import ledger_by_day_and_pool, ledger_for_briefing
+from briefing.services import takeover_release, takeover_start
+from dlq.ledger import ledger_by_day_and_pool, ledger_by_pool, ledger_for_briefing
 from dlq.models import ClassifierDisagreement, ModelPrice, StructuredCall
 from dlq.services import llm_chain, llm_pools
 from llmkit.level1_llm import SYSTEM_PROMPT
@@ -162,13 +166,22 @@ def test_a_complex_message_goes_to_the_strong_pool(project, say, pools):
     assert len(strong.stage_requests()) == 1
 
 
-def test_a_complaint_is_escalated_to_the_strong_pool(project, say, pools):
+def test_a_complaint_is_escalated_to_the_strong_pool(
+    project, producer, say, pools, django_capture_on_commit_callbacks
+):
+    """A complaint first waits for the producer (level 1 flags it); handed back to the
+    agent, its stage call goes to the strong pool."""
     fast, strong = pools
     text = "Сколько можно спрашивать одно и то же"
     fast.verdicts[text] = {"intent": "complaint", "complexity": "simple"}
     turn = say(project, text)
+    assert turn.status == Turn.Status.WAITING_PRODUCER
+    takeover_start(project=project, user=producer)
+    with django_capture_on_commit_callbacks(execute=True):
+        takeover_release(project=project, user=producer)
+    turn.refresh_from_db()
     assert route_of(turn)["pool"] == "strong"
-    assert "complaint" in route_of(turn)["reasons"]
+    assert route_of(turn)["reasons"] == ["complexity:simple", "complaint"]
     assert len(strong.stage_requests()) == 1
     assert fast.stage_requests() == []
 
@@ -264,7 +277,9 @@ def test_the_ledger_totals_equal_what_the_servers_reported(project, say, pools):
         money(u, (1000, 100, 3000)) for u in strong.reported
     )
     assert totals.cost == expected.quantize(Decimal("0.000001"))
-    by_pool = {row.pool: row for row in ledger_by_day_and_pool(days=1)}
+    now = timezone.now()
+    rows = ledger_by_day_and_pool(since=now - timedelta(hours=1), until=now)
+    by_pool = {row.pool: row for row in ledger_by_pool(rows)}
     assert by_pool["strong"].prompt_tokens == sum(u[0] for u in strong.reported)
     assert by_pool["fast"].completion_tokens == sum(u[2] for u in fast.reported)
     assert by_pool["fast"].turns == 2
@@ -310,3 +325,63 @@ def test_without_pools_turns_are_not_routed(project, say):
     call = StructuredCall.objects.get(source_kind="briefing_turn", source_id=str(turn.pk))
     assert call.session == f"briefing:{project.pk}"
     assert call.pool == ""
+
+
+# --- the briefing page ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def producer_client(client, producer):
+    client.force_login(producer)
+    return client
+
+
+def switch(client, project, action, **headers):
+    url = reverse("project_action", args=[project.pk])
+    return client.post(url, {"action": action}, **headers)
+
+
+def test_the_page_shows_each_turns_pool_and_why(producer_client, project, say, pools):
+    fast, _ = pools
+    text = "Ролик, три версии и съёмка в двух городах"
+    fast.verdicts[text] = {"complexity": "complex"}
+    say(project, text)
+    page = producer_client.get(reverse("project_detail", args=[project.pk]))
+    html = page.content.decode()
+    assert "pool strong" in html
+    assert "complexity:complex" in html
+    assert "Use the strong model" in html
+    spent = ledger_for_briefing(project_id=project.pk).cost
+    assert f"Spent {spent} on 2 model calls" in html
+    fragment = producer_client.get(
+        reverse("project_detail", args=[project.pk]), HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "pool strong" in fragment
+    assert "<html" not in fragment
+
+
+def test_the_producer_switches_the_strong_model_on_and_off(producer_client, project, pools):
+    response = switch(producer_client, project, "strong_model_on", HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert "Route by complexity again" in response.content.decode()
+    project.refresh_from_db()
+    assert project.strong_model
+    event = BriefingEvent.objects.get(project=project, kind=BriefingEvent.Kind.STRONG_MODEL_SET)
+    assert event.data == {"old": False, "new": True}
+    assert event.actor.get_username() == "producer"
+    again = switch(producer_client, project, "strong_model_on", HTTP_HX_REQUEST="true")
+    assert again.status_code == 400
+    assert "already on" in again.content.decode()
+    off = switch(producer_client, project, "strong_model_off")  # without htmx: redirect
+    assert off.status_code == 302
+    project.refresh_from_db()
+    assert not project.strong_model
+
+
+def test_an_outsider_cannot_switch_the_strong_model(client, project, pools):
+    from django.contrib.auth import get_user_model
+
+    client.force_login(get_user_model().objects.create_user("nobody", password="pw"))
+    assert switch(client, project, "strong_model_on").status_code in (403, 404)
+    project.refresh_from_db()
+    assert not project.strong_model

@@ -107,7 +107,8 @@ def test_the_charts_get_the_per_day_schema_and_provider_figures(manager_client, 
     charts = chart_data(page)
     assert set(charts) == {
         "outcomes-per-day", "outcomes-per-schema", "outcomes-per-provider", "tokens-per-day",
-        "cacheable-per-day", "latency-per-day", "failovers-per-day",
+        "cacheable-per-day", "latency-per-day", "failovers-per-day", "cost-per-day",
+        "cached-share-per-day", "ledger-per-pool",
     }  # fmt: skip
     per_day = charts["outcomes-per-day"]
     assert per_day["labels"] == ["2025-03-10", "2025-03-11"]
@@ -135,8 +136,8 @@ def test_the_charts_get_the_per_day_schema_and_provider_figures(manager_client, 
 
 def test_each_chart_has_its_figures_as_a_table(manager_client, ten_calls):
     page = manager_client.get(reverse("dlq:quality"), RANGE).content.decode()
-    assert page.count("<canvas ") == 7
-    assert page.count('<details class="chart-table" open>') == 7
+    assert page.count("<canvas ") == 10
+    assert page.count('<details class="chart-table" open>') == 10
     # The per-day outcome table of Tuesday and the latency table, as text.
     row = (
         '<tr><th scope="row">2025-03-11</th><td>5</td><td>20.0%</td><td>20.0%</td>'
