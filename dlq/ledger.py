@@ -16,6 +16,7 @@ from django.db.models.functions import Coalesce, TruncDate
 from django.utils import timezone
 
 from dlq.models import ModelPrice, StructuredCall
+from llmkit.prompt import estimate_tokens
 
 MILLION = Decimal(1_000_000)
 # How the ledger names the calls made with no pools (LLM_PROVIDERS' one chain).
@@ -52,20 +53,24 @@ def call_cost(
 
 
 def call_price(call: StructuredCall) -> None:
-    """Set the call's cost from what its provider reported (our prompt estimate when the
-    provider reported no prompt tokens: the rules agent, or a stream closed early)."""
+    """Set the call's cost from what its provider reported. Where it reported nothing (the
+    rules agent; a stream closed at the answer's last brace, before the usage event) our
+    estimates stand in, the prompt's and the answers', and `cost_estimated` says so."""
     if call.provider in ("", "rules"):
         return
     price = price_for(provider=call.provider, model=call.model)
-    prompt_tokens = call.prompt_tokens
+    prompt_tokens, completion_tokens = call.prompt_tokens, call.completion_tokens
     if prompt_tokens == 0 and call.prompt_tokens_estimate:
         prompt_tokens = call.prompt_tokens_estimate
+        call.cost_estimated = price is not None
+    if completion_tokens == 0 and call.raw_responses:
+        completion_tokens = sum(estimate_tokens(raw) for raw in call.raw_responses)
         call.cost_estimated = price is not None
     call.cost = call_cost(
         price=price,
         prompt_tokens=prompt_tokens,
         cached_tokens=call.cached_tokens,
-        completion_tokens=call.completion_tokens,
+        completion_tokens=completion_tokens,
     )
 
 

@@ -4,7 +4,8 @@ the open dead letters grouped by what went wrong. Measured from the records, nev
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -12,7 +13,7 @@ from django.db.models import Aggregate, Avg, Count, Max, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from dlq.models import DeadLetter, StructuredCall
+from dlq.models import ClassifierDisagreement, DeadLetter, StructuredCall
 
 OUTCOMES: list[str] = [outcome.value for outcome in StructuredCall.Outcome]
 TREND_DAYS = 7
@@ -294,3 +295,27 @@ def dead_letters_filtered(params: dict[str, str]) -> QuerySet[DeadLetter]:
 def dead_letter_choices(field: str) -> list[str]:
     """The values a filter can take, from the letters there are."""
     return _filter_values(DeadLetter.objects.all(), field)
+
+
+@dataclass(frozen=True)
+class Disagreements:
+    """Where level 1's model and the shipped classifier disagreed in a range: how often per
+    contract field, and the latest messages (what to look at, and to retrain on)."""
+
+    total: int
+    per_field: dict[str, int]
+    latest: list[ClassifierDisagreement]
+
+
+def classifier_disagreements(
+    *, since: datetime, until: datetime, latest: int = 10
+) -> Disagreements:
+    rows = ClassifierDisagreement.objects.filter(created_at__gte=since, created_at__lt=until)
+    per_field: Counter[str] = Counter()
+    for fields in rows.values_list("fields", flat=True):
+        per_field.update(fields)
+    return Disagreements(
+        total=rows.count(),
+        per_field=dict(sorted(per_field.items())),
+        latest=list(rows.order_by("-created_at", "-id")[:latest]),
+    )

@@ -19,7 +19,13 @@ from config.http import HtmxHttpRequest
 from dlq.digest import weekly_digest_build
 from dlq.ledger import LedgerRow, ledger_by_day_and_pool, ledger_by_pool, turn_shares
 from dlq.models import StructuredCall
-from dlq.selectors import OUTCOMES, local_day_start, parse_quality, structured_call_choices
+from dlq.selectors import (
+    OUTCOMES,
+    classifier_disagreements,
+    local_day_start,
+    parse_quality,
+    structured_call_choices,
+)
 
 VIEW_CALLS = "dlq.view_structuredcall"
 DEFAULT_DAYS = 7
@@ -418,6 +424,10 @@ def quality_dashboard(request: HtmxHttpRequest) -> HttpResponse:
             },
             figures=figures,
             headline=headline,
+            disagreements=classifier_disagreements(
+                since=local_day_start(filters.since),
+                until=local_day_start(filters.until + timedelta(days=1)),
+            ),
             charts=charts,
             chart_data=[chart.as_json() for chart in charts],
             query=filters.query(),

@@ -78,6 +78,13 @@ def test_a_provider_that_reported_no_prompt_is_priced_from_our_estimate():
     assert call.cost_estimated
 
 
+def test_an_answer_streamed_without_usage_is_priced_from_our_estimates():
+    price("openai", prompt=0, cached=0, completion=1_000_000)
+    call = structured_call_record(result=_result("openai", "m", Usage()))
+    assert call.cost == 7  # '{"ok": true}' is 7 estimated tokens, at 1 a token
+    assert call.cost_estimated
+
+
 def test_the_rules_agent_costs_nothing():
     price("rules", prompt=1000)
     call = structured_call_record(result=_result("rules", "rules", Usage(5, 0, 5)))
@@ -139,3 +146,24 @@ def test_the_price_table_is_edited_in_the_admin(admin_client):
     assert response.status_code == 302
     assert ModelPrice.objects.get(provider="gigachat-max").prompt_per_million == 1500
     assert StructuredCall.objects.count() == 0
+
+
+def test_the_dashboard_lists_level1_disagreements(client):
+    from dlq.models import ClassifierDisagreement
+
+    for text, fields in (("Хотим ролик", ["intent"]), ("Ну и?", ["intent", "complexity"])):
+        row = ClassifierDisagreement.objects.create(
+            text=text, fields=fields, source_kind="briefing_turn", source_id="1",
+            model_verdict={"intent": "off_topic", "risk": "none", "complexity": "complex"},
+            classifier_verdict={"intent": "answer", "risk": "none", "complexity": "simple"},
+        )  # fmt: skip
+        ClassifierDisagreement.objects.filter(pk=row.pk).update(created_at=at(MONDAY, 9))
+    client.force_login(user_in_group("manager", "Managers"))
+    page = client.get(
+        reverse("dlq:quality"), {"since": "2025-03-10", "until": "2025-03-10"}
+    ).content.decode()
+    assert '<span id="figure-disagreements">2</span> messages: complexity 1 · intent 2' in page
+    assert "Хотим ролик" in page
+    assert "off_topic · none · complex" in page
+    later = client.get(reverse("dlq:quality"), {"since": "2025-03-11", "until": "2025-03-11"})
+    assert "figure-disagreements" not in later.content.decode()
