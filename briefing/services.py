@@ -21,6 +21,7 @@ from briefing.limits import limits_hit, rates_parse
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.stages.base import StageSpec
 from briefing.stages.registry import DEFAULT_BRIEFING_TYPE, stages_for
+from core.queueing import queue_after_commit
 
 MAX_CLIENT_TEXT = 20_000
 Kind = BriefingEvent.Kind
@@ -223,19 +224,12 @@ def _replayed(stored: Turn, text: str) -> Turn:
 
 
 def _drain_queue(project_id: int) -> None:
-    """Queue a project's turn processing. A broker that cannot take the message is logged,
-    not raised: the turn is stored, and the periodic sweep (turns_sweep) queues it again;
-    raising here, after the commit, would answer a stored message with a 500 and invite the
-    client to send it twice."""
+    """Queue the project's turn processing after the commit (turns_sweep finds it otherwise)."""
     from briefing.tasks import project_drain
 
-    try:
-        project_drain.delay(project_id)
-    except Exception:
-        logger.exception(
-            "briefing %s: its turn processing could not be queued; the sweep will queue it",
-            project_id,
-        )
+    queue_after_commit(
+        partial(project_drain.delay, project_id), what=f"briefing {project_id}: turn processing"
+    )
 
 
 def turn_receive(*, project: Project, text: str, idempotency_key: str | None = None) -> Turn:
@@ -272,7 +266,7 @@ def _turn_store(*, project: Project, text: str, idempotency_key: str) -> tuple[T
             event_record(
                 project=project, kind=Kind.TURN_RECEIVED, turn=turn, data={"seq": turn.seq}
             )
-            transaction.on_commit(partial(_drain_queue, project.pk))
+            _drain_queue(project.pk)
     except IntegrityError:
         # A database that does not lock rows (SQLite) lets a simultaneous twin get here.
         stored = project.turns.filter(idempotency_key=idempotency_key).first()
@@ -513,7 +507,7 @@ def takeover_release(*, project: Project, user: Any) -> None:
     project.save(update_fields=["taken_over_by", "updated_at"])
     event_record(project=project, kind=Kind.PRODUCER_RELEASED, actor=user)
     _requeue_waiting(project)
-    transaction.on_commit(partial(_drain_queue, project.pk))
+    _drain_queue(project.pk)
 
 
 def _requeue_waiting(project: Project) -> None:
@@ -558,7 +552,7 @@ def project_resume(*, project: Project, user: Any) -> None:
     project.save(update_fields=["status", "updated_at"])
     event_record(project=project, kind=Kind.PROJECT_RESUMED, actor=user)
     _requeue_waiting(project)
-    transaction.on_commit(partial(_drain_queue, project.pk))
+    _drain_queue(project.pk)
 
 
 @transaction.atomic

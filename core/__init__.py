@@ -1,1 +1,1 @@
-"""Code every app shares that imports no Django (the mail parser uses it too)."""
+"""Code every app shares. `core.input` imports no Django (the mail parser uses it too)."""

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from briefing.errors import ApplicationError
+from core.queueing import queue_after_commit
 from dlq.ledger import call_price
 from dlq.models import DeadLetter, DeadLetterAction, StructuredCall
 from dlq.sources import dead_letter_source
@@ -364,7 +365,10 @@ def dead_letter_replay_request(*, dead_letter: DeadLetter, user: Any) -> DeadLet
         letter.save(update_fields=["replay_requested_at"])
         user_id = user.pk
         _audit(letter, DeadLetterAction.Kind.REPLAY_REQUESTED, user_id=user_id)
-        transaction.on_commit(lambda: dead_letter_replay.delay(letter.pk, user_id))
+        queue_after_commit(
+            functools.partial(dead_letter_replay.delay, letter.pk, user_id),
+            what=f"replay of dead letter {letter.pk}",
+        )
     return letter
 
 

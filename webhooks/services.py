@@ -12,6 +12,7 @@ import re
 import time
 import uuid
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import httpcore
@@ -23,6 +24,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from briefing.errors import ApplicationError
+from core.queueing import queue_after_commit
 from webhooks.models import EVENT_KINDS, WebhookAttempt, WebhookDelivery, WebhookSubscription
 from webhooks.signing import sign
 from webhooks.targets import Target, TargetRefused, TargetUnresolved, target_check
@@ -103,12 +105,10 @@ def webhook_event_emit(
 def _queue(delivery_id: int, *, countdown: float | None = None) -> None:
     from webhooks.tasks import webhook_deliver
 
-    if countdown is None:
-        transaction.on_commit(lambda: webhook_deliver.delay(delivery_id))
-    else:
-        transaction.on_commit(
-            lambda: webhook_deliver.apply_async((delivery_id,), countdown=countdown)
-        )
+    queue_after_commit(
+        partial(webhook_deliver.apply_async, (delivery_id,), countdown=countdown),
+        what=f"webhook delivery {delivery_id}",
+    )
 
 
 def _claim(delivery_id: int, *, now: datetime.datetime) -> bool:

@@ -103,7 +103,7 @@ def test_a_message_stored_while_the_broker_is_down_is_accepted_and_swept_later(
 ):
     project = briefing(planner)
     planner.raise_request_exception = False
-    with caplog.at_level(logging.ERROR, logger="briefing.services"):
+    with caplog.at_level(logging.ERROR, logger="core.queueing"):
         accepted = post(planner, project, "Здравствуйте!", key="during-outage")
     assert accepted.status_code == 202
     assert accepted.json()["status"] == "received"

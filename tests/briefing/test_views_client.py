@@ -213,7 +213,7 @@ def test_a_message_stored_while_the_broker_is_down_is_answered_and_swept_later(
     project, dead_broker, caplog, htmx
 ):
     browser = Client(raise_request_exception=False)
-    with caplog.at_level(logging.ERROR, logger="briefing.services"):
+    with caplog.at_level(logging.ERROR, logger="core.queueing"):
         response = browser.post(
             chat_url(project),
             {"text": "Здравствуйте!", "idempotency_key": "k1"},
