@@ -16,7 +16,7 @@ from briefing.errors import ApplicationError
 from briefing.models import BriefingEvent, Project, StageRun, Turn
 from dlq.ledger import briefing_session, ledger_for_briefing
 from dlq.models import ClassifierDisagreement
-from dlq.services import llm_pools, structured_run
+from dlq.services import llm_chain, llm_pools, structured_run
 from llmkit.level1 import Level1Verdict, classify
 from llmkit.level1_llm import (
     MAX_TOKENS,
@@ -25,7 +25,15 @@ from llmkit.level1_llm import (
     level1_messages,
     verdict_from_answer,
 )
-from llmkit.pools import TurnMeter
+from llmkit.pools import (
+    DEFAULT_CALL_CAPS,
+    DEFAULT_TOKEN_CAPS,
+    FREE_PROVIDERS,
+    ROUTE_KEYS,
+    PoolSet,
+    TurnMeter,
+    parse_levels,
+)
 from llmkit.prompt import estimate_tokens
 from llmkit.structured import StructuredResult
 
@@ -119,15 +127,32 @@ def escalations_for(*, project: Project, stage: StageRun, verdict: Level1Verdict
     return reasons
 
 
+def _caps() -> tuple[dict[str, int], dict[str, int]]:
+    return (
+        parse_levels(settings.LLM_TURN_CALL_CAPS, DEFAULT_CALL_CAPS, name="LLM_TURN_CALL_CAPS"),
+        parse_levels(settings.LLM_TURN_TOKEN_CAPS, DEFAULT_TOKEN_CAPS, name="LLM_TURN_TOKEN_CAPS"),
+    )
+
+
+def _single_chain_has_model() -> bool:
+    providers = getattr(llm_chain(), "providers", ())
+    return any(provider.name not in FREE_PROVIDERS for provider in providers)
+
+
 def turn_route(*, project: Project, stage: StageRun, verdict: Level1Verdict) -> TurnMeter | None:
-    """The turn's pool and caps as a meter to spend against; None without pools (one chain
-    serves every call, as before)."""
-    pools = llm_pools()
-    if pools is None:
-        return None
+    """The turn's pool and caps as a meter to spend against. Without pools the one chain
+    (LLM_PROVIDERS) serves the turn, capped all the same when it holds a model (pool "");
+    None when only the rules agent answers: it is no model and cannot run on."""
     escalations = escalations_for(project=project, stage=stage, verdict=verdict)
-    route = pools.route(complexity=verdict.complexity, escalations=escalations)
-    return TurnMeter(route)
+    pools = llm_pools()
+    if pools is not None:
+        return TurnMeter(pools.route(complexity=verdict.complexity, escalations=escalations))
+    if not _single_chain_has_model():
+        return None
+    calls, tokens = _caps()
+    single = PoolSet(chains={}, routes=dict.fromkeys(ROUTE_KEYS, ""), call_caps=calls,
+                     token_caps=tokens)  # fmt: skip
+    return TurnMeter(single.route(complexity=verdict.complexity, escalations=escalations))
 
 
 def turn_route_decide(
@@ -135,13 +160,13 @@ def turn_route_decide(
 ) -> TurnMeter | None:
     """Route a client turn before its stage call: level 1's verdict (the one already on the
     turn when a model gave it, else asked now, the model counting against the turn's caps),
-    the pool, and the route written to the turn's meta for the briefing page. None without
-    pools."""
-    if llm_pools() is None:
+    the pool, and the route written to the turn's meta for the briefing page. None when
+    only the rules agent answers."""
+    if llm_pools() is None and not _single_chain_has_model():
         return None
     known = turn.meta.get("level1")
     verdict = level1_result = None
-    if isinstance(known, dict) and known.get("source") == "model":
+    if isinstance(known, dict) and (known.get("source") == "model" or llm_pools() is None):
         verdict = Level1Verdict.model_validate(known)
     if verdict is None:
         verdict, level1_result = _level1(
@@ -160,13 +185,14 @@ def stage_call_options(meter: TurnMeter | None, *, project_id: int) -> dict[str,
     """The stage call's provider, pool and output cap from the turn's route, and the
     briefing's ledger session (always: the single chain's calls are priced too)."""
     options: dict[str, Any] = {"session": briefing_session(project_id)}
-    pools = llm_pools()
-    if meter is None or pools is None:
+    if meter is None:
         return options
     pool = meter.route.pool
+    if not pool:  # the one chain, capped
+        return {**options, "max_tokens": meter.max_tokens(settings.BRIEFING_MAX_TOKENS)}
     return {
         **options,
-        "provider": pools.chains[pool],
+        "provider": llm_pools().chains[pool],
         "pool": pool,
         "max_tokens": meter.max_tokens(settings.BRIEFING_MAX_TOKENS),
     }

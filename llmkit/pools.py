@@ -13,6 +13,7 @@ from llmkit.types import Provider
 COMPLEXITIES = ("simple", "medium", "complex")
 # Why a turn went to the escalation pool whatever its complexity.
 ESCALATIONS = ("complaint", "gate_failed_twice", "producer_switch")
+ROUTE_KEYS = ("simple", "medium", "complex", "escalated")
 
 DEFAULT_CALL_CAPS = {"simple": 4, "medium": 6, "complex": 8}
 DEFAULT_TOKEN_CAPS = {"simple": 1200, "medium": 2400, "complex": 4000}

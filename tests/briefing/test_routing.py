@@ -385,3 +385,18 @@ def test_an_outsider_cannot_switch_the_strong_model(client, project, pools):
     assert switch(client, project, "strong_model_on").status_code in (403, 404)
     project.refresh_from_db()
     assert not project.strong_model
+
+
+def test_one_chain_without_pools_is_capped_too(project, say, scripted_model):
+    """LLM_PROVIDERS with a model and no LLM_POOLS: the turn runs on the one chain, under
+    the same caps."""
+    brain = Brain(scripted_model.server)
+    brain.stage_answer = "complete"
+    turn = say(project, "Анна, компания Зерно, +7 916 123-45-67, ролик 7 секунд")
+    route = route_of(turn)
+    assert route["pool"] == ""
+    assert route["capped"] == "calls"
+    assert route["calls"] == len(brain.stage_requests()) == 3  # no level 1 model call
+    assert brain.level1_requests() == []
+    call = StructuredCall.objects.filter(source_kind="briefing_turn").first()
+    assert call.pool == ""
