@@ -52,6 +52,7 @@ from briefing.status import (
     with_dashboard_facts,
 )
 from config.http import HtmxHttpRequest
+from dlq.ledger import ledger_turn_costs
 from dlq.models import DeadLetter
 
 DASHBOARD_TEMPLATE = "briefing/dashboard.html"
@@ -131,6 +132,7 @@ class StageCard:
 class TurnView:
     turn: Turn
     dead_letter: DeadLetter | None = None
+    cost: Any = None  # what the client turn's model calls cost (the ledger), None if none
 
 
 @dataclass
@@ -168,6 +170,7 @@ def _detail_context(
     call_ids = [t.call_id for t in turns if t.call_id]
     letters = {d.call_id: d for d in DeadLetter.objects.filter(call_id__in=call_ids)}
     waiting = waiting_for(project)
+    costs = ledger_turn_costs(project_id=project.pk)
     cards, placed = [], False
     for row in rows:
         failed_here = problem is not None and problem.stage_key == row.key
@@ -201,7 +204,7 @@ def _detail_context(
         "activity": activity_lines(events, rows)[:ACTIVITY_LINES],
         "cards": cards,
         "timeline": rows,
-        "turns": [TurnView(t, letters.get(t.call_id)) for t in turns],
+        "turns": [TurnView(t, letters.get(t.call_id), costs.get(str(t.pk))) for t in turns],
         "last_seq": turns[-1].seq if turns else 0,
         "open_turns": sum(t.status in OPEN_TURN for t in turns),
         "pending": any(t.status in (Turn.Status.RECEIVED, Turn.Status.PROCESSING) for t in turns),

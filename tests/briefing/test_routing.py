@@ -353,6 +353,8 @@ def test_the_page_shows_each_turns_pool_and_why(producer_client, project, say, p
     assert "Use the strong model" in html
     spent = ledger_for_briefing(project_id=project.pk).cost
     assert f"Spent {spent} on 2 model calls" in html
+    # The turn's cost: its level 1 call and its stage call, both on this one turn.
+    assert f"· cost {spent}</span>" in html
     fragment = producer_client.get(
         reverse("project_detail", args=[project.pk]), HTTP_HX_REQUEST="true"
     ).content.decode()
