@@ -1,6 +1,61 @@
-from django.contrib import admin
+"""The CRM's admin: leads, inbound messages as they came, and the lead types' catalogues
+(intents and products with their words), which administrators edit."""
 
-from crm.models import InboundMessage, Lead, LeadContact
+from django.contrib import admin
+from django.core.exceptions import ValidationError
+from django.forms.models import BaseInlineFormSet
+
+from crm.models import InboundMessage, Lead, LeadContact, LeadIntent, LeadProduct, LeadType
+from crm.services import lead_type_touch
+
+
+class LeadIntentFormSet(BaseInlineFormSet):
+    """A lead type reads every message into one of its intents: exactly one is the
+    fallback (the database allows at most one; at least one is checked here)."""
+
+    def clean(self) -> None:
+        super().clean()
+        kept = [
+            form.cleaned_data
+            for form in self.forms
+            if form.cleaned_data and not form.cleaned_data.get("DELETE")
+        ]
+        if not kept:
+            raise ValidationError("A lead type needs at least one intent.")
+        if sum(1 for data in kept if data.get("fallback")) != 1:
+            raise ValidationError(
+                "Mark exactly one intent as the fallback (read when nothing else is)."
+            )
+
+
+class LeadIntentInline(admin.StackedInline):
+    model = LeadIntent
+    formset = LeadIntentFormSet
+    extra = 0
+    fields = (
+        ("code", "label", "position"), "description", ("words_ru", "words_uk", "words_en"),
+        ("fallback", "product_only", "reads_product"),
+    )  # fmt: skip
+
+
+class LeadProductInline(admin.StackedInline):
+    model = LeadProduct
+    extra = 0
+    fields = (("code", "label", "position"), "description", ("words_ru", "words_uk", "words_en"))
+
+
+@admin.register(LeadType)
+class LeadTypeAdmin(admin.ModelAdmin):
+    """A business's catalogue; CRM_LEAD_TYPE names the one cards are read with."""
+
+    list_display = ("code", "name", "business", "updated_at")
+    search_fields = ("code", "name")
+    inlines = [LeadIntentInline, LeadProductInline]
+
+    def save_related(self, request, form, formsets, change) -> None:
+        super().save_related(request, form, formsets, change)
+        # After the intents and products: readers renew their copy when the type moves.
+        lead_type_touch(lead_type=form.instance)
 
 
 class LeadContactInline(admin.TabularInline):
@@ -20,13 +75,49 @@ class InboundMessageInline(admin.TabularInline):
         return False
 
 
+class LeadTermAdmin(admin.ModelAdmin):
+    """One intent or product on its own (usually edited among its type's, on the type's
+    page); a change moves its type, so readers renew their copy."""
+
+    list_display = ("lead_type", "position", "code", "label", "description")
+    list_filter = ("lead_type",)
+    search_fields = ("code", "label", "words_ru", "words_uk", "words_en")
+    list_select_related = ("lead_type",)
+
+    def save_model(self, request, obj, form, change) -> None:
+        super().save_model(request, obj, form, change)
+        lead_type_touch(lead_type=obj.lead_type)
+
+    def delete_model(self, request, obj) -> None:
+        super().delete_model(request, obj)
+        lead_type_touch(lead_type=obj.lead_type)
+
+    def delete_queryset(self, request, queryset) -> None:
+        types = {term.lead_type for term in queryset.select_related("lead_type")}
+        super().delete_queryset(request, queryset)
+        for lead_type in types:
+            lead_type_touch(lead_type=lead_type)
+
+
+@admin.register(LeadIntent)
+class LeadIntentAdmin(LeadTermAdmin):
+    list_display = (*LeadTermAdmin.list_display, "fallback", "product_only", "reads_product")
+
+
+@admin.register(LeadProduct)
+class LeadProductAdmin(LeadTermAdmin):
+    pass
+
+
 @admin.register(Lead)
 class LeadAdmin(admin.ModelAdmin):
     list_display = (
         "last_message_at", "client_name", "client_intent", "product_class", "budget_rub",
         "urgency_days", "needs_call_back", "channel", "status",
     )  # fmt: skip
-    list_filter = ("status", "client_intent", "needs_call_back", "channel")
+    list_filter = (
+        "status", "lead_type", "client_intent", "product_class", "needs_call_back", "channel",
+    )  # fmt: skip
     search_fields = ("client_name", "summary", "contacts__value")
     date_hierarchy = "last_message_at"
     inlines = [LeadContactInline, InboundMessageInline]

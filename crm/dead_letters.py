@@ -36,10 +36,11 @@ class InboundMessageSource:
         return SourceLink(str(message), reverse("crm:message_detail", args=[message.pk]))
 
     def answer_check(self, letter: DeadLetter, raw: str) -> ParseOutcome:
-        from crm.card import LeadCard
+        from crm.card import lead_card_model
 
         call = _lead_call(_message(letter))
-        return parse(raw, LeadCard, validators=[lead_validators(call)])
+        target = lead_card_model(call.catalogue)  # today's lead type, as a replay reads
+        return parse(raw, target, validators=[lead_validators(call)])
 
     def answer_apply(self, letter: DeadLetter, outcome: ParseOutcome, call: Any) -> None:
         message_answer_apply(message=_message(letter), card=outcome.value)

@@ -1,20 +1,111 @@
-"""Inbound messages, stored before anything else, and the lead cards read from them."""
+"""Inbound messages, stored before anything else, the lead cards read from them, and the
+catalogue of lead types (why people write, what they ask for) the cards are read with."""
 
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from django.db import models
+
+# A code is a value of the card's enums: a model writes it back, so no quotes or newlines.
+code_validator = RegexValidator(
+    r"^[\w][\w .-]*$", "letters, digits, spaces, dots, hyphens and underscores only"
+)
+WORDS_HELP = (
+    'One word or phrase a line, in its dictionary form ("ролик" also finds "ролика"); '
+    'a word ending in * is a stem ("анимаци*"); a word in capitals matches only capitals '
+    '("КП").'
+)
+
+
+class LeadType(models.Model):
+    """A business's lead catalogue: what its clients write about. CRM_LEAD_TYPE picks the
+    one the cards are read with."""
+
+    code = models.SlugField(max_length=50, unique=True)
+    name = models.CharField(max_length=200)
+    business = models.CharField(
+        max_length=300, help_text="Who the messages are written to, for the model's prompt: "
+        "\"a video and content production studio\"."
+    )  # fmt: skip
+    # Any change of the catalogue moves it (the admin saves the type with its terms), so
+    # the readers' cached copy is renewed.
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["code"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.code})"
+
+
+class LeadTerm(models.Model):
+    """What an intent and a product have in common: a code (the card's value), a label,
+    a description for the model, and the words that name it for the rules agent."""
+
+    code = models.CharField(max_length=50, validators=[code_validator])
+    label = models.CharField(max_length=100)
+    description = models.CharField(max_length=300, blank=True)
+    words_ru = models.TextField("words (Russian)", blank=True, help_text=WORDS_HELP)
+    words_uk = models.TextField("words (Ukrainian)", blank=True, help_text=WORDS_HELP)
+    words_en = models.TextField("words (English)", blank=True, help_text=WORDS_HELP)
+    position = models.PositiveSmallIntegerField(
+        default=0, help_text="Tried in this order: the first that matches a message wins."
+    )
+
+    class Meta:
+        abstract = True
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.code})"
+
+
+class LeadIntent(LeadTerm):
+    """Why a client writes (new project, quote request, complaint, ...)."""
+
+    lead_type = models.ForeignKey(LeadType, on_delete=models.CASCADE, related_name="intents")
+    fallback = models.BooleanField(
+        default=False, help_text="Read when nothing else is; with nothing else to act on, "
+        "the message goes to the human queue. One per lead type."
+    )  # fmt: skip
+    product_only = models.BooleanField(
+        "when only a product is named", default=False,
+        help_text="Read when a message names a product and no intent's words. One per type.",
+    )  # fmt: skip
+    reads_product = models.BooleanField(
+        default=True, help_text="Off where a product named is not what the client asks for "
+        "(a job applicant's skill, a spammer's offer)."
+    )  # fmt: skip
+
+    class Meta(LeadTerm.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["lead_type", "code"], name="lead_intent_code_unique"),
+            models.UniqueConstraint(
+                fields=["lead_type"], condition=models.Q(fallback=True),
+                name="lead_intent_one_fallback",
+            ),
+            models.UniqueConstraint(
+                fields=["lead_type"], condition=models.Q(product_only=True),
+                name="lead_intent_one_product_only",
+            ),
+        ]  # fmt: skip
+
+
+class LeadProduct(LeadTerm):
+    """What a client asks for (video, animation, photo, ...)."""
+
+    lead_type = models.ForeignKey(LeadType, on_delete=models.CASCADE, related_name="products")
+
+    class Meta(LeadTerm.Meta):
+        constraints = [
+            models.UniqueConstraint(fields=["lead_type", "code"], name="lead_product_code_unique"),
+        ]
 
 
 class Lead(models.Model):
     """A client who wrote in, with what the machine (or a manager) read from their messages.
     New messages from the same phone or e-mail attach here, so the card has a history."""
-
-    class Intent(models.TextChoices):
-        PURCHASE = "purchase"
-        SERVICE = "service"
-        INFO = "info"
-        COMPLAINT = "complaint"
 
     class Status(models.TextChoices):
         NEW = "new"
@@ -31,8 +122,10 @@ class Lead(models.Model):
     channel = models.CharField(max_length=20, db_index=True)  # of the first message
     client_name = models.CharField(max_length=200, blank=True)
     language = models.CharField(max_length=2, default="ru")
-    client_intent = models.CharField(max_length=10, choices=Intent.choices, db_index=True)
-    product_class = models.CharField(max_length=200, blank=True)
+    # The lead type's codes (LeadIntent, LeadProduct) at the time of reading.
+    lead_type = models.CharField(max_length=50, blank=True)
+    client_intent = models.CharField(max_length=50, db_index=True)
+    product_class = models.CharField(max_length=200, blank=True, db_index=True)
     budget_rub = models.PositiveBigIntegerField(null=True, blank=True)
     urgency_days = models.PositiveSmallIntegerField(null=True, blank=True, db_index=True)
     needs_call_back = models.BooleanField(default=False, db_index=True)
@@ -53,7 +146,7 @@ class Lead(models.Model):
 
     def __str__(self) -> str:
         who = self.client_name or (self.phones or self.emails or ["?"])[0]
-        return f"{who}: {self.get_client_intent_display()}"
+        return f"{who}: {self.client_intent}"
 
 
 class LeadContact(models.Model):

@@ -1,13 +1,97 @@
-"""Reads of CRM intake: the filtered lead list and call-back queue, the human queue, and
-the dead letters of one message."""
+"""Reads of CRM intake: the lead catalogue in use, the filtered lead list and call-back
+queue, the human queue, and the dead letters of one message."""
 
 from __future__ import annotations
 
+import threading
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db.models import F, QuerySet
 
-from crm.models import InboundMessage, Lead
-from crm.services import SOURCE_KIND
+from crm.catalogue import Catalogue, Term, builtin_catalogue, words_split
+from crm.models import InboundMessage, Lead, LeadType
 from dlq.models import DeadLetter
+
+SOURCE_KIND = "inbound_message"  # the dead letters' source of a message's reading
+
+# code → ((row id, updated_at), catalogue): one small query a reading checks the copy.
+_catalogues: dict[str, tuple[tuple[int, object], Catalogue]] = {}
+_catalogues_lock = threading.Lock()
+
+
+def lead_catalogue(code: str | None = None) -> Catalogue:
+    """The catalogue of lead type `code` (CRM_LEAD_TYPE by default) as an administrator left
+    it, or the one the platform ships under that code when the database has none (a fresh
+    database before its migration, a test that emptied it)."""
+    code = code or settings.CRM_LEAD_TYPE
+    row = LeadType.objects.filter(code=code).values_list("pk", "updated_at").first()
+    if row is None:
+        shipped = builtin_catalogue(code)
+        if shipped is None:
+            raise ImproperlyConfigured(
+                f"CRM_LEAD_TYPE is {code!r}, and there is no lead type with that code"
+            )
+        return shipped
+    key = (row[0], row[1])
+    cached = _catalogues.get(code)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    catalogue = _catalogue_load(LeadType.objects.get(pk=row[0]))
+    with _catalogues_lock:
+        _catalogues[code] = (key, catalogue)
+    return catalogue
+
+
+def _catalogue_load(lead_type: LeadType) -> Catalogue:
+    def words(term) -> tuple[str, ...]:
+        return tuple(
+            word for text in (term.words_ru, term.words_uk, term.words_en)
+            for word in words_split(text)
+        )  # fmt: skip
+
+    intents = tuple(
+        Term(
+            code=i.code,
+            label=i.label,
+            description=i.description,
+            words=words(i),
+            fallback=i.fallback,
+            product_only=i.product_only,
+            reads_product=i.reads_product,
+        )
+        for i in lead_type.intents.order_by("position", "id")
+    )
+    if not intents:
+        raise ImproperlyConfigured(f"the lead type {lead_type.code!r} has no intents")
+    products = tuple(
+        Term(code=p.code, label=p.label, description=p.description, words=words(p))
+        for p in lead_type.products.order_by("position", "id")
+    )
+    return Catalogue(
+        code=lead_type.code, name=lead_type.name, business=lead_type.business,
+        intents=intents, products=products,
+    )  # fmt: skip
+
+
+def lead_labels(leads: list[Lead]) -> list[Lead]:
+    """The leads with `intent_label` and `product_label` set from the catalogue each was
+    read with (a lead of another type than today's keeps its own words)."""
+    catalogues: dict[str, Catalogue | None] = {}
+    for lead in leads:
+        code = lead.lead_type or settings.CRM_LEAD_TYPE
+        if code not in catalogues:
+            try:
+                catalogues[code] = lead_catalogue(code)
+            except ImproperlyConfigured:  # a type deleted since: its codes are shown
+                catalogues[code] = None
+        catalogue = catalogues[code]
+        lead.intent_label = catalogue.intent_label(lead.client_intent) if catalogue else ""
+        lead.intent_label = lead.intent_label or lead.client_intent
+        lead.product_label = (
+            catalogue.product_label(lead.product_class) if catalogue else lead.product_class
+        ) if lead.product_class else ""  # fmt: skip
+    return leads
 
 
 def leads_filtered(params: dict[str, str]) -> QuerySet[Lead]:
@@ -16,6 +100,8 @@ def leads_filtered(params: dict[str, str]) -> QuerySet[Lead]:
     leads = Lead.objects.all()
     if params["intent"]:
         leads = leads.filter(client_intent=params["intent"])
+    if params.get("product"):
+        leads = leads.filter(product_class=params["product"])
     if params["urgency"]:
         leads = leads.filter(urgency_days__lte=int(params["urgency"]))
     if params["call_back"]:

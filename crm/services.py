@@ -26,11 +26,14 @@ from crm.card import (
     card_is_empty,
     has_instructions,
     lead_call_context,
+    lead_card_model,
     lead_prompt,
     lead_validators,
     model_input,
 )
-from crm.models import InboundMessage, Lead, LeadContact
+from crm.catalogue import Catalogue
+from crm.models import InboundMessage, Lead, LeadContact, LeadType
+from crm.selectors import SOURCE_KIND, lead_catalogue, lead_labels
 from dlq.models import DeadLetter
 from dlq.services import structured_run
 from llmkit.extract import find_deadlines, find_emails, find_money, find_phones, normalise_email
@@ -41,7 +44,6 @@ from webhooks.events import dead_letter_created_emit, lead_created_emit
 
 logger = logging.getLogger(__name__)
 
-SOURCE_KIND = "inbound_message"
 LANGUAGES = ("ru", "uk", "en")
 
 
@@ -205,6 +207,7 @@ def _lead_call(message: InboundMessage) -> LeadCall:
         language=_language(message),
         # Terms ("by the end of the month") count from the day the message arrived.
         today=timezone.localdate(message.received_at),
+        catalogue=lead_catalogue(),
     )
 
 
@@ -214,12 +217,13 @@ def _read(message: InboundMessage) -> tuple[StructuredResult, Any]:
     call: 0.3, then 0.0 for the retry."""
     call = _lead_call(message)
     prompt = lead_prompt(
-        subject=message.subject, text=call.text, sender=message.sender, language=call.language
-    )
+        subject=message.subject, text=call.text, sender=message.sender, language=call.language,
+        catalogue=call.catalogue,
+    )  # fmt: skip
     with lead_call_context(call):
         return structured_run(
             messages=prompt.messages(),
-            target=LeadCard,
+            target=lead_card_model(call.catalogue),
             source_kind=SOURCE_KIND,
             source_id=str(message.pk),
             raw_input=message.body_text,
@@ -331,7 +335,7 @@ def _give_up(message_id: int, *, claimed_at: datetime.datetime, reason: str) -> 
         letter = DeadLetter(
             source_kind=SOURCE_KIND,
             source_id=str(message_id),
-            schema_name=LeadCard.__name__,
+            schema_name=LeadCard.__name__,  # every lead type's card is named LeadCard
             raw_input=body.first() or "",
             errors=[error.as_dict()],
             error_signature=error.signature,
@@ -355,8 +359,9 @@ def card_apply(
     """A valid card for a claimed message: a new or extended lead, or the human queue when
     there is nothing to act on (unless a person made the card: `force`)."""
     card = _storable(card)
-    extracted = {**card.model_dump(), "by": by}
-    if card_is_empty(card) and not force:
+    catalogue = lead_catalogue()
+    extracted = {**card.model_dump(), "by": by, "lead_type": catalogue.code}
+    if card_is_empty(card, catalogue) and not force:
         reason = "nothing to act on: no request, product, budget, term, call-back or phone"
         if has_instructions(message.body_text):
             reason += " (it contains instructions to the machine, ignored)"
@@ -365,7 +370,7 @@ def card_apply(
             extracted=extracted, model_input_note=note,
         )  # fmt: skip
         return None
-    lead = _lead_for(message, card, by=by)
+    lead = _lead_for(message, card, by=by, catalogue=catalogue)
     _finish(
         message, status=InboundMessage.Status.LEAD, lead=lead, extracted=extracted,
         model_input_note=note, human_reason="",
@@ -407,14 +412,14 @@ def _contacts(message: InboundMessage, card: LeadCard) -> list[tuple[str, str]]:
     ]
 
 
-def _lead_for(message: InboundMessage, card: LeadCard, *, by: str) -> Lead:
+def _lead_for(message: InboundMessage, card: LeadCard, *, by: str, catalogue: Catalogue) -> Lead:
     """The lead of a known phone or e-mail, extended with this message, or a new one. The
     contacts' unique constraint settles two messages of one new client racing each other."""
     contacts = _contacts(message, card)
     for attempt in range(2):
         try:
             with transaction.atomic():
-                return _lead_upsert(message, card, contacts, by=by)
+                return _lead_upsert(message, card, contacts, by=by, catalogue=catalogue)
         except IntegrityError:
             if attempt:
                 raise
@@ -429,7 +434,12 @@ def _known_contacts(contacts: list[tuple[str, str]]):
 
 
 def _lead_upsert(
-    message: InboundMessage, card: LeadCard, contacts: list[tuple[str, str]], *, by: str
+    message: InboundMessage,
+    card: LeadCard,
+    contacts: list[tuple[str, str]],
+    *,
+    by: str,
+    catalogue: Catalogue,
 ) -> Lead:
     known = _known_contacts(contacts).order_by("lead_id").first()
     lead = (
@@ -438,8 +448,10 @@ def _lead_upsert(
         else Lead(channel=message.channel, last_message_at=message.received_at)
     )
     created = lead.pk is None
-    if not lead.pk or card.client_intent != Lead.Intent.INFO:  # a later "thanks" keeps it
+    fallback = catalogue.fallback.code
+    if not lead.pk or card.client_intent != fallback:  # a later "thanks" keeps it
         lead.client_intent = card.client_intent
+        lead.lead_type = catalogue.code
     lead.language = _language(message)
     for name in ("client_name", "product_class", "budget_rub", "urgency_days"):
         value = getattr(card, name)
@@ -447,7 +459,7 @@ def _lead_upsert(
             setattr(lead, name, value)
     lead.client_name = lead.client_name or message.sender_name
     lead.needs_call_back = lead.needs_call_back or card.needs_call_back
-    if not lead.summary or card.client_intent != Lead.Intent.INFO:  # as the intent above
+    if not lead.summary or card.client_intent != fallback:  # as the intent above
         lead.summary = card.summary or lead.summary or message.subject[:200]
     lead.phones = list(dict.fromkeys([*lead.phones, *card.phones]))
     emails = [value for kind, value in contacts if kind == LeadContact.Kind.EMAIL]
@@ -507,7 +519,8 @@ def lead_create_by_hand(*, message: InboundMessage, user: Any, data: dict[str, A
     """A manager reads a message of the human queue into a lead. `data` is a lead card,
     parsed like a model's (phones as people type them are normalised; the same field
     errors), but it may be "empty": a person decided it is a lead."""
-    outcome = parse(json.dumps(data, ensure_ascii=False, default=str), LeadCard)
+    target = lead_card_model(lead_catalogue())
+    outcome = parse(json.dumps(data, ensure_ascii=False, default=str), target)
     if not outcome.ok:
         fields = [error.as_dict() for error in outcome.errors]
         raise ApplicationError("the card is not valid", extra={"fields": fields})
@@ -538,7 +551,8 @@ def lead_start_briefing(*, lead: Lead, user: Any):
         if locked.project_id:
             return locked.project
         contact = (locked.phones or locked.emails or [""])[0]
-        title = locked.product_class or locked.summary or f"Lead {locked.pk}"
+        product = lead_labels([locked])[0].product_label
+        title = product or locked.summary or f"Lead {locked.pk}"
         project = project_create(
             title=title[:200], client_name=locked.client_name, client_contact=contact,
             language=locked.language if locked.language in LANGUAGES else "ru", producer=user,
@@ -548,6 +562,15 @@ def lead_start_briefing(*, lead: Lead, user: Any):
         locked.status = Lead.Status.BRIEFING
         locked.save(update_fields=["project", "status", "updated_at"])
     return project
+
+
+# --- the catalogue ----------------------------------------------------------------------------
+
+
+def lead_type_touch(*, lead_type: LeadType) -> None:
+    """Mark a lead type changed after its intents or products were (the readers compare its
+    time with their copy's)."""
+    LeadType.objects.filter(pk=lead_type.pk).update(updated_at=timezone.now())
 
 
 # --- the dead letter's source ----------------------------------------------------------------

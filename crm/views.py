@@ -22,8 +22,15 @@ from briefing.errors import ApplicationError
 from config.http import HtmxHttpRequest
 from core.input import text_problem
 from crm import services
+from crm.catalogue import Catalogue
 from crm.models import InboundMessage, Lead
-from crm.selectors import human_queue_messages, leads_filtered, message_dead_letters
+from crm.selectors import (
+    human_queue_messages,
+    lead_catalogue,
+    lead_labels,
+    leads_filtered,
+    message_dead_letters,
+)
 
 VIEW_LEADS = "crm.view_lead"
 CHANGE_LEADS = "crm.change_lead"
@@ -37,7 +44,7 @@ QUEUE_LIMIT = 200
 EXCERPT_CHARS = 300
 # Longer bodies are shown folded: a mail thread with its quotes would bury the page.
 BODY_FOLD_CHARS = 1500
-LEAD_FILTERS = ("intent", "urgency", "call_back", "channel", "status")
+LEAD_FILTERS = ("intent", "product", "urgency", "call_back", "channel", "status")
 # The card's fields in reading order, with the labels the pages show.
 CARD_FIELDS = [
     ("client_intent", "intent"),
@@ -73,12 +80,21 @@ def _get_message_for_user(request: HtmxHttpRequest, pk: int) -> InboundMessage:
     return get_object_or_404(InboundMessage.objects.select_related("lead"), pk=pk)
 
 
-def _lead_params(request: HtmxHttpRequest) -> dict[str, str]:
+def _choices(catalogue: Catalogue) -> dict[str, list[tuple[str, str]]]:
+    """The lead type's intents and products as (code, label) for the pages' selects."""
+    return {
+        "intents": [(i.code, i.label) for i in catalogue.intents],
+        "products": [(p.code, p.label) for p in catalogue.products],
+    }
+
+
+def _lead_params(request: HtmxHttpRequest, catalogue: Catalogue) -> dict[str, str]:
     """The list's filters as given, each kept only when it is one of its known values (an
     unknown value is ignored rather than showing an empty list that looks like a fact)."""
     given = {name: request.GET.get(name, "").strip() for name in LEAD_FILTERS}
     known = {
-        "intent": given["intent"] in Lead.Intent.values,
+        "intent": given["intent"] in catalogue.intent_codes,
+        "product": given["product"] in catalogue.product_codes,
         "urgency": bool(_DAYS.fullmatch(given["urgency"])),
         "call_back": given["call_back"] in ("yes", "no"),
         "channel": given["channel"] in InboundMessage.Channel.values,
@@ -96,16 +112,18 @@ def _lead_params(request: HtmxHttpRequest) -> dict[str, str]:
 @permission_required(VIEW_LEADS, raise_exception=True)
 @require_GET
 def lead_list(request: HtmxHttpRequest) -> HttpResponse:
-    """The leads, newest message first, filtered by `intent`, `urgency` (within N days),
-    `call_back` (yes/no), `channel` and `status`; `?queue=call_back` is the call-back queue,
-    most urgent first. For htmx only the table is returned."""
-    params = _lead_params(request)
+    """The leads, newest message first, filtered by `intent` and `product` (the lead type's),
+    `urgency` (within N days), `call_back` (yes/no), `channel` and `status`;
+    `?queue=call_back` is the call-back queue, most urgent first. For htmx only the table."""
+    catalogue = lead_catalogue()
+    params = _lead_params(request, catalogue)
     page = Paginator(leads_filtered(params), PAGE_SIZE).get_page(request.GET.get("page"))
+    lead_labels(page.object_list)
     context = {
         "page": page,
         "params": params,
         "page_query": urlencode({k: v for k, v in params.items() if v}),
-        "intents": Lead.Intent.choices,
+        **_choices(catalogue),
         "statuses": Lead.Status.choices,
         "channels": InboundMessage.Channel.choices,
         "human_count": human_queue_messages().count(),
@@ -159,9 +177,10 @@ def _card_rows(lead: Lead) -> list[CardRow]:
     entries ("phones:+79161234567"), which stand for the list; an entry that does not read
     as evidence is left out, not guessed at."""
     evidence = lead.evidence if isinstance(lead.evidence, dict) else {}
+    shown_as = {"client_intent": lead.intent_label, "product_class": lead.product_label}
     rows = []
     for name, label in CARD_FIELDS:
-        value = lead.get_client_intent_display() if name == "client_intent" else getattr(lead, name)
+        value = shown_as[name] if name in shown_as else getattr(lead, name)
         whole, items = [], []
         for key, raw in evidence.items():
             field_name, _, item = key.partition(":")
@@ -207,6 +226,7 @@ def _message_view(message: InboundMessage) -> MessageView:
 
 
 def _lead_context(lead: Lead, *, error: str = "") -> dict[str, Any]:
+    lead_labels([lead])
     messages = list(InboundMessage.objects.filter(lead=lead).order_by("received_at", "id"))
     return {
         "lead": lead,
@@ -257,7 +277,7 @@ class LeadByHandForm:
     error: str = ""
 
 
-def _initial_form(message: InboundMessage) -> LeadByHandForm:
+def _initial_form(message: InboundMessage, catalogue: Catalogue) -> LeadByHandForm:
     """Prefilled with what the machine read (a bare greeting still has its intent and
     summary), else with the sender's name."""
     read = message.extracted if isinstance(message.extracted, dict) else {}
@@ -272,7 +292,7 @@ def _initial_form(message: InboundMessage) -> LeadByHandForm:
 
     return LeadByHandForm(
         values={
-            "client_intent": text("client_intent") or Lead.Intent.INFO,
+            "client_intent": text("client_intent") or catalogue.fallback.code,
             "client_name": text("client_name") or message.sender_name,
             "product_class": text("product_class"),
             "budget_rub": text("budget_rub"),
@@ -356,12 +376,14 @@ def _form_with_error(
     return form
 
 
-def _queue_item(message: InboundMessage, form: LeadByHandForm | None = None) -> dict[str, Any]:
+def _queue_item(
+    message: InboundMessage, catalogue: Catalogue, form: LeadByHandForm | None = None
+) -> dict[str, Any]:
     return {
         "message": message,
         "excerpt": message.body_text[:EXCERPT_CHARS],
         "truncated": len(message.body_text) > EXCERPT_CHARS,
-        "form": form or _initial_form(message),
+        "form": form or _initial_form(message, catalogue),
     }
 
 
@@ -376,10 +398,11 @@ def human_queue(request: HtmxHttpRequest) -> HttpResponse:
     "create lead by hand" form. For htmx only the list."""
     waiting = human_queue_messages()
     messages = list(waiting.order_by("received_at", "id")[:QUEUE_LIMIT])
+    catalogue = lead_catalogue()
     context = {
-        "items": [_queue_item(m) for m in messages],
+        "items": [_queue_item(m, catalogue) for m in messages],
         "total": waiting.count(),
-        "intents": Lead.Intent.choices,
+        **_choices(catalogue),
     }
     template = f"{QUEUE_TEMPLATE}#queue" if request.htmx else QUEUE_TEMPLATE
     return render(request, template, context)
@@ -389,11 +412,12 @@ def human_queue(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _message_context(message: InboundMessage, form: LeadByHandForm | None = None) -> dict[str, Any]:
+    catalogue = lead_catalogue()
     return {
         "inbound": _message_view(message),
         "message": message,
-        "item": _queue_item(message, form),
-        "intents": Lead.Intent.choices,
+        "item": _queue_item(message, catalogue, form),
+        **_choices(catalogue),
         "dead_letters": message_dead_letters(message),
     }
 
@@ -425,7 +449,8 @@ def message_create_lead(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         form = _form_with_error(form, data, error)
         message.refresh_from_db()
         if request.htmx:
-            context = {"item": _queue_item(message, form), "intents": Lead.Intent.choices}
+            catalogue = lead_catalogue()
+            context = {"item": _queue_item(message, catalogue, form), **_choices(catalogue)}
             return render(request, f"{QUEUE_TEMPLATE}#lead-form", context, status=400)
         return render(request, MESSAGE_TEMPLATE, _message_context(message, form), status=400)
     if not request.htmx:

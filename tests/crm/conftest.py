@@ -16,6 +16,13 @@ def manager(db):
 
 
 @pytest.fixture
+def dealer_leads(settings):
+    """Cards read with the first seed's car-dealer catalogue (CRM_LEAD_TYPE=dealer), for the
+    tests whose mails sell cars; the default is the production studio's."""
+    settings.CRM_LEAD_TYPE = "dealer"
+
+
+@pytest.fixture
 def receive(django_capture_on_commit_callbacks):
     """Store a message and let its reading run (eager Celery), as a channel would."""
 

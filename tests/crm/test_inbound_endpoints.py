@@ -107,7 +107,7 @@ def test_a_signed_messenger_message_is_stored_once(csrf_client, django_capture_o
     payload = {
         "sender": "@ivan_petrov",
         "sender_name": "Иван",
-        "text": "Сколько стоит ТО для кроссовера? +7 916 123-45-67",
+        "text": "Сколько стоит съёмка подкаста? +7 916 123-45-67",
         "channel": "telegram",
         "external_id": "9912",
     }
@@ -121,7 +121,7 @@ def test_a_signed_messenger_message_is_stored_once(csrf_client, django_capture_o
         "telegram",
         "telegram:9912",
     )
-    assert message.lead.client_intent == "service"
+    assert (message.lead.client_intent, message.lead.product_class) == ("quote_request", "podcast")
     again = _webhook(csrf_client, body, _signed(body))
     assert (again.status_code, again.json()["duplicate"]) == (200, True)
     # The same id on another messenger is another message.
@@ -159,13 +159,13 @@ def test_a_bad_webhook_call_gets_a_clear_error_and_stores_nothing(
 
 
 def test_hostile_text_is_stored_as_it_came(csrf_client, django_capture_on_commit_callbacks):
-    text = '<script>alert(1)</script> Куплю седан <img src=x onerror="x()">'
+    text = '<script>alert(1)</script> Нужна анимация <img src=x onerror="x()">'
     response = _post_form(
         csrf_client, django_capture_on_commit_callbacks, token=FORM_TOKEN, message=text
     )
     message = InboundMessage.objects.get(pk=response.json()["id"])
     assert message.body_text == text
-    assert message.lead.product_class == "sedan"
+    assert message.lead.product_class == "animation"
 
 
 def test_a_body_over_the_upload_limit_gets_a_clear_error(csrf_client, settings):

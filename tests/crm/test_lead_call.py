@@ -8,16 +8,16 @@ from crm.models import InboundMessage
 
 pytestmark = pytest.mark.django_db
 
-PURCHASE = "Хочу купить кроссовер, бюджет 3 млн рублей. Перезвоните: +7 916 123-45-67. Иван"
+PURCHASE = "Нужен промо-ролик, бюджет 3 млн рублей. Перезвоните: +7 916 123-45-67. Иван"
 CARD = {
-    "client_intent": "purchase",
-    "product_class": "crossover",
+    "client_intent": "new_project",
+    "product_class": "video",
     "budget_rub": 3_000_000,
     "urgency_days": None,
     "needs_call_back": True,
     "phones": ["+79161234567"],
     "emails": [],
-    "summary": "Wants a crossover for 3 mln",
+    "summary": "Wants a promo video for 3 mln",
 }
 
 

@@ -13,7 +13,8 @@ from crm.card import split_instructions
 from crm.models import InboundMessage, Lead, LeadContact
 from dlq.models import DeadLetter
 
-pytestmark = pytest.mark.django_db
+# These mails sell cars: they are read with the dealer's catalogue.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("dealer_leads")]
 
 Status = InboundMessage.Status
 

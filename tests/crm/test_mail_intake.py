@@ -15,7 +15,8 @@ from crm import tasks
 from crm.models import InboundMessage, Lead
 from tests.crm.imap_server import ImapTestServer
 
-pytestmark = pytest.mark.django_db
+# These mails sell cars: they are read with the dealer's catalogue (CRM_LEAD_TYPE=dealer).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("dealer_leads")]
 
 
 def mail(number: int, body: str, *, charset: str = "utf-8", html: bool = False) -> bytes:

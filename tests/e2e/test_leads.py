@@ -47,7 +47,7 @@ def test_a_manager_creates_a_lead_by_hand_and_starts_its_briefing(live_server, p
     queue_url = page.url
 
     # The form starts from the greeting's reading; the manager adds what they know.
-    item.get_by_label("Intent").select_option("purchase")
+    item.get_by_label("Intent").select_option("new_project")
     item.get_by_label("Client name").fill("Анна Петрова")
     item.get_by_label("Phones").fill("8 916 123-45-67")
     item.get_by_label("Asks to be called back").check()

@@ -94,7 +94,7 @@ def test_a_new_lead_announces_lead_created_and_a_known_clients_second_message_do
         inbound = Inbound(channel="form", body_text=text, received_at=timezone.now())
         return run_on_commit(inbound_store, inbound)
 
-    receive("Хочу купить седан за 500 тыс рублей, +7 916 123-45-67, Иван")
+    receive("Хочу заказать рекламный ролик за 500 тыс рублей, +7 916 123-45-67, Иван")
     lead = Lead.objects.get()
     [envelope] = envelopes(receiver)
     assert envelope["kind"] == "lead.created"
@@ -111,8 +111,8 @@ def test_a_new_lead_announces_lead_created_and_a_known_clients_second_message_do
         "summary": lead.summary,
         "channel": "form",
     }
-    assert lead.client_intent == Lead.Intent.PURCHASE
-    receive("Ещё хочу кроссовер, телефон тот же: +7 916 123-45-67")
+    assert (lead.client_intent, lead.product_class) == ("new_project", "video")
+    receive("Ещё нужна фотосессия, телефон тот же: +7 916 123-45-67")
     assert Lead.objects.count() == 1  # the same client: the lead is extended, not created
     assert len(receiver.received) == 1
     assert briefs_only.received == []

@@ -1,0 +1,266 @@
+"""A lead type's catalogue as the readers use it: why people write (intents) and what they
+ask for (products), with the words that name each in Russian, Ukrainian and English, and
+the matcher that finds those words in a message by their lemmas (pymorphy3's Russian and
+Ukrainian dictionaries when installed, the word itself otherwise)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+LANGUAGES = ("ru", "uk", "en")
+DEFAULT_TYPE = "studio"
+
+
+@dataclass(frozen=True)
+class Term:
+    """One intent or product: its code (the card's value), label, description (for the
+    model) and words (for the rules agent)."""
+
+    code: str
+    label: str
+    description: str = ""
+    words: tuple[str, ...] = ()
+    fallback: bool = False
+    product_only: bool = False
+    reads_product: bool = True
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    code: str
+    name: str
+    business: str
+    intents: tuple[Term, ...]
+    products: tuple[Term, ...]
+
+    @property
+    def fallback(self) -> Term:
+        """The intent read when nothing else is: the one marked, else the last."""
+        return next((i for i in self.intents if i.fallback), self.intents[-1])
+
+    @property
+    def intent_codes(self) -> list[str]:
+        return [intent.code for intent in self.intents]
+
+    @property
+    def product_codes(self) -> list[str]:
+        return [product.code for product in self.products]
+
+    def intent_label(self, code: str) -> str:
+        return next((i.label for i in self.intents if i.code == code), code)
+
+    def product_label(self, code: str) -> str:
+        return next((p.label for p in self.products if p.code == code), code)
+
+    def read(self, text: str) -> tuple[str, str | None]:
+        """(intent code, product code or None) of a message, by the catalogue's words: the
+        first intent (in order) whose words are in it; else the product-only intent when a
+        product is named; else the fallback. An intent that does not read products (a job
+        application) drops the product."""
+        matcher = _matcher(self)
+        found = matcher.found(text)
+        product = next((p for p in self.products if p.code in found.products), None)
+        intent = next((i for i in self.intents if i.code in found.intents), None)
+        if intent is None and product is not None:
+            intent = next((i for i in self.intents if i.product_only), None)
+        intent = intent or self.fallback
+        if not intent.reads_product:
+            product = None
+        return intent.code, product.code if product else None
+
+    def names_anything(self, text: str) -> bool:
+        """Whether any intent's or product's words are in the text (a sentence that says
+        what is wanted)."""
+        found = _matcher(self).found(text)
+        return bool(found.intents or found.products)
+
+
+def catalogue_from_data(data: Mapping[str, Any]) -> Catalogue:
+    """A catalogue from the seed's shape (code, name, business, intents, products; each
+    term with its words under "ru", "uk", "en")."""
+
+    def term(item: Mapping[str, Any]) -> Term:
+        words = tuple(w for language in LANGUAGES for w in item.get(language, ()))
+        return Term(
+            code=item["code"],
+            label=item["label"],
+            description=item.get("description", ""),
+            words=words,
+            fallback=item.get("fallback", False),
+            product_only=item.get("product_only", False),
+            reads_product=item.get("reads_product", True),
+        )
+
+    return Catalogue(
+        code=data["code"],
+        name=data["name"],
+        business=data["business"],
+        intents=tuple(term(i) for i in data["intents"]),
+        products=tuple(term(p) for p in data["products"]),
+    )
+
+
+@functools.cache
+def builtin_catalogue(code: str = DEFAULT_TYPE) -> Catalogue | None:
+    """The catalogue the platform ships under `code`, or None."""
+    from crm.catalogue_seed import SEEDED
+
+    return catalogue_from_data(SEEDED[code]) if code in SEEDED else None
+
+
+def words_split(text: str) -> list[str]:
+    """An administrator's words, one a line (commas also separate), blank lines dropped."""
+    return [w.strip() for w in re.split(r"[\n,;]+", text) if w.strip()]
+
+
+# --- lemmas ---------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+
+
+@functools.cache
+def _analysers() -> tuple[Any, ...]:
+    """pymorphy3's Russian and Ukrainian analysers, or none when it is not installed (then
+    words match as written, and stems with "*")."""
+    try:
+        import pymorphy3
+    except ImportError:
+        return ()
+    analysers = []
+    for language in ("ru", "uk"):
+        try:
+            analysers.append(pymorphy3.MorphAnalyzer(lang=language))
+        except (ValueError, OSError, ImportError):  # that language's dictionary is missing
+            continue
+    return tuple(analysers)
+
+
+@functools.lru_cache(maxsize=100_000)
+def lemmas(word: str) -> frozenset[str]:
+    """The forms a word can be matched by: itself (lower case, ё as е), its Russian and
+    Ukrainian dictionary forms, and an English plural without its "s"."""
+    word = word.lower().replace("ё", "е").replace("’", "'")
+    forms = {word}
+    if word.isascii():
+        if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+            forms.add(word[:-1])
+        return frozenset(forms)
+    for analyser in _analysers():
+        for parse in analyser.parse(word)[:4]:
+            forms.add(parse.normal_form.replace("ё", "е"))
+    return frozenset(forms)
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+# --- the matcher ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Part:
+    form: str  # lower case; a stem's letters, or a word as written
+    stem: bool  # "анимаци*": any word starting so
+    exact: bool  # "ТО", "КП": capitals match only the same capitals
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    owner: tuple[str, str]  # ("intent" | "product", code)
+    parts: tuple[_Part, ...]  # one for each word of the phrase
+
+
+@dataclass(frozen=True)
+class Found:
+    intents: frozenset[str]
+    products: frozenset[str]
+
+
+_PHRASE_WORD = re.compile(r"([^\W_]+(?:['’][^\W_]+)?)(\*?)")
+
+
+class _Matcher:
+    """Every word of a catalogue, indexed by the forms of its phrase's first word (a stem by
+    its first two letters, a word in capitals as written)."""
+
+    def __init__(self, catalogue: Catalogue) -> None:
+        self.by_form: dict[str, list[_Pattern]] = {}
+        self.by_start: dict[str, list[_Pattern]] = {}  # stems, by their first two letters
+        self.by_word: dict[str, list[_Pattern]] = {}  # words in capitals, as written
+        for kind, terms in (("intent", catalogue.intents), ("product", catalogue.products)):
+            for term in terms:
+                for phrase in term.words:
+                    parts = tuple(
+                        _Part(
+                            form=_plain(word),
+                            stem=bool(star),
+                            exact=len(word) > 1 and word.isupper(),
+                        )
+                        for word, star in _PHRASE_WORD.findall(phrase)
+                    )
+                    if not parts:
+                        continue
+                    pattern = _Pattern((kind, term.code), parts)
+                    first = parts[0]
+                    if first.exact:
+                        self.by_word.setdefault(first.form.upper(), []).append(pattern)
+                    elif first.stem:
+                        self.by_start.setdefault(first.form[:2], []).append(pattern)
+                    else:
+                        for form in lemmas(first.form):
+                            self.by_form.setdefault(form, []).append(pattern)
+
+    def found(self, text: str) -> Found:
+        words = tokens(text)
+        forms = [lemmas(word) for word in words]
+        hits: set[tuple[str, str]] = set()
+        for index, token_forms in enumerate(forms):
+            candidates = [
+                pattern
+                for form in token_forms
+                for pattern in (*self.by_form.get(form, ()), *self.by_start.get(form[:2], ()))
+            ]
+            candidates += self.by_word.get(words[index], ())
+            for pattern in candidates:
+                if pattern.owner not in hits and _matches(pattern, words, forms, index):
+                    hits.add(pattern.owner)
+        return Found(
+            intents=frozenset(code for kind, code in hits if kind == "intent"),
+            products=frozenset(code for kind, code in hits if kind == "product"),
+        )
+
+
+def _plain(word: str) -> str:
+    return word.lower().replace("ё", "е").replace("’", "'")
+
+
+def _matches(pattern: _Pattern, words: list[str], forms: list[frozenset[str]], start: int) -> bool:
+    if start + len(pattern.parts) > len(forms):
+        return False
+    for offset, part in enumerate(pattern.parts):
+        token_forms = forms[start + offset]
+        if part.exact:
+            if words[start + offset] != part.form.upper():
+                return False
+        elif part.stem:
+            if not any(form.startswith(part.form) for form in token_forms):
+                return False
+        elif part.form not in token_forms and not (lemmas(part.form) & token_forms):
+            return False
+    return True
+
+
+@functools.lru_cache(maxsize=8)
+def _matcher(catalogue: Catalogue) -> _Matcher:
+    return _Matcher(catalogue)
+
+
+def matcher_warm_up(catalogues: Iterable[Catalogue]) -> None:
+    """Build the matchers and load the dictionaries now, not on the first message."""
+    for catalogue in catalogues:
+        _matcher(catalogue).found("тест")
