@@ -11,6 +11,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -20,6 +21,7 @@ from django.utils import timezone
 
 from briefing.errors import ApplicationError
 from core.input import datetime_problem, text_clean, text_problem
+from core.queueing import queue_after_commit
 from crm.card import (
     LeadCall,
     LeadCard,
@@ -140,7 +142,10 @@ def inbound_store(inbound: Inbound) -> tuple[InboundMessage, bool]:
     try:
         with transaction.atomic():
             message.save()
-            transaction.on_commit(lambda: inbound_process.delay(message.pk))
+            queue_after_commit(
+                partial(inbound_process.delay, message.pk),
+                what=f"inbound message {message.pk}: reading",
+            )
     except IntegrityError:  # the same message, stored by a parallel delivery just now
         existing = _existing(inbound, content_hash)
         if existing is None:
