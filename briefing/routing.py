@@ -31,6 +31,7 @@ from llmkit.pools import (
     FREE_PROVIDERS,
     ROUTE_KEYS,
     PoolSet,
+    Route,
     TurnMeter,
     parse_levels,
 )
@@ -155,28 +156,49 @@ def turn_route(*, project: Project, stage: StageRun, verdict: Level1Verdict) -> 
     return TurnMeter(single.route(complexity=verdict.complexity, escalations=escalations))
 
 
+# The turn `meta` key of what level 1's model call spent (charged to the turn's caps).
+LEVEL1_SPENT = "level1_spent"
+
+
+def level1_for_turn(
+    *, project: Project, turn: Turn, budget_s: float | None = None
+) -> Level1Verdict:
+    """Level 1's verdict on a client turn (`level1_run`), kept in the turn's meta with what
+    its model call spent, so the router reuses both instead of asking again."""
+    verdict, result = _level1(
+        text=turn.text, language=project.language, project_id=project.pk, turn_id=turn.pk,
+        budget_s=budget_s,
+    )  # fmt: skip
+    turn.meta = {**turn.meta, "level1": verdict.as_meta()}
+    if result is not None:
+        spent = TurnMeter(Route("", "simple", (), 0, 0))
+        spent.record(result)
+        turn.meta[LEVEL1_SPENT] = {"calls": spent.calls, "output_tokens": spent.output_tokens}
+    return verdict
+
+
 def turn_route_decide(
     *, project: Project, turn: Turn, stage: StageRun, budget_s: float | None = None
 ) -> TurnMeter | None:
     """Route a client turn before its stage call: level 1's verdict (the one already on the
-    turn when a model gave it, else asked now, the model counting against the turn's caps),
-    the pool, and the route written to the turn's meta for the briefing page. None when
-    only the rules agent answers."""
-    if llm_pools() is None and not _single_chain_has_model():
+    turn when a model gave it or no model could, else asked now), the pool, and the route
+    written to the turn's meta for the briefing page; what level 1's model call spent is
+    charged to the turn's caps. None when only the rules agent answers."""
+    pools = llm_pools()
+    if pools is None and not _single_chain_has_model():
         return None
     known = turn.meta.get("level1")
-    verdict = level1_result = None
-    if isinstance(known, dict) and (known.get("source") == "model" or llm_pools() is None):
+    asked_model = isinstance(known, dict) and (
+        known.get("source") == "model" or LEVEL1_SPENT in turn.meta
+    )
+    if isinstance(known, dict) and (asked_model or pools is None):
         verdict = Level1Verdict.model_validate(known)
-    if verdict is None:
-        verdict, level1_result = _level1(
-            text=turn.text, language=project.language, project_id=project.pk, turn_id=turn.pk,
-            budget_s=budget_s,
-        )  # fmt: skip
-        turn.meta = {**turn.meta, "level1": verdict.as_meta()}
+    else:
+        verdict = level1_for_turn(project=project, turn=turn, budget_s=budget_s)
     meter = turn_route(project=project, stage=stage, verdict=verdict)
-    if level1_result is not None:
-        meter.record(level1_result)
+    spent = turn.meta.get(LEVEL1_SPENT) or {}
+    meter.calls += spent.get("calls", 0)
+    meter.output_tokens += spent.get("output_tokens", 0)
     turn.meta = {**turn.meta, "route": meter.as_meta()}
     return meter
 
@@ -242,5 +264,5 @@ def briefing_cost(*, project: Project) -> dict[str, Any]:
         "totals": totals,
         "budget": budget,
         "over_budget": bool(budget) and totals.cost > Decimal(str(budget)),
-        "pools_on": llm_pools() is not None,
+        "pools_on": bool(settings.LLM_POOLS),
     }
