@@ -41,3 +41,17 @@ def test_a_lease_set_by_hand_or_one_a_task_cannot_hold_is_refused(tmp_path):
     too_long = _settings(tmp_path, BRIEFING_TURN_BUDGET_S="300")
     assert too_long.returncode != 0
     assert "CELERY_TASK_SOFT_TIME_LIMIT (240 s) must exceed" in too_long.stderr
+
+
+def test_a_bad_pool_setting_stops_the_start(tmp_path):
+    good = _settings(tmp_path, LLM_POOLS="fast=openai-fast; strong=gigachat-max")
+    assert good.returncode == 0, good.stderr
+    for name, value, message in (
+        ("LLM_POOLS", "fast=mistral", "unknown provider 'mistral'"),
+        ("LLM_POOL_ROUTES", "complex=huge", "LLM_POOLS lacks"),
+        ("LLM_TURN_CALL_CAPS", "simple=0", "simple must be at least 1"),
+    ):
+        environ = {"LLM_POOLS": "fast=openai-fast; strong=gigachat-max", name: value}
+        bad = _settings(tmp_path, **environ)
+        assert bad.returncode != 0
+        assert message in bad.stderr
