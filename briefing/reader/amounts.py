@@ -17,8 +17,8 @@ BUDGET_CUE = re.compile(
     r"|на\s+(?:всё|все|ролик|проект|видео|съ[её]мк)|"
     r"виділили|виділити|можемо\s+(?:витратити|виділити|заплатити)|маємо|закладаємо|"
     r"розраховуємо\s+на|на\s+(?:ролик|проєкт|відео|все)|"
-    r"budget|we\s+can\s+spend|can\s+spend|we\s+have|set\s+aside|afford|allocated|"
-    r"willing\s+to\s+(?:spend|pay)|up\s+to",
+    r"budget|we\s+can\s+spend|can\s+spend|to\s+spend|we\s+have|we['’]ve\s+got|set\s+aside|"
+    r"afford|allocated|willing\s+to\s+(?:spend|pay)|up\s+to|денег|деньги|грошей|гроші|money",
     re.IGNORECASE,
 )
 # Cues that an amount is a price of something (the client's product, a delivery, ...).

@@ -221,9 +221,11 @@ _ORG_NOUNS = re.compile(
     r"мереж|автосалон|салон|клиник|клінік|стоматолог|пекарн|ресторан|кафе|отел|готел|гурт|"
     r"групп|сыроварн|сироварн|служб|магазин|застройщик|девелопер|центр|бюро|завод|фабрик|"
     r"театр|музей|фонд|лаборатор|издательств|видавництв|бренд|команд|мастерск|майстерн|"
-    r"эко-отел|еко-готел|заклад|"
+    r"эко-отел|еко-готел|заклад|барбершоп|парикмахерск|перукарн|пиццери|піцери|кондитерск|"
+    r"ателье|ательє|аптек|гостиниц|хостел|обжарщик|обсмажувальн|пивовар|винодельн|ферм|"
     r"(?:company|studio|agency|school|restaurant|bakery|hotel|firm|brand|band|team|shop|"
-    r"store|clinic|chain|trust|charity)$)",
+    r"store|clinic|chain|trust|charity|roastery|roasters|brewery|bar|cafe|salon|barbershop|"
+    r"farm|winery|gym)$)",
     re.IGNORECASE,
 )
 _PRODUCT_NOUNS = re.compile(
@@ -232,7 +234,8 @@ _PRODUCT_NOUNS = re.compile(
     r"лінійк|коллекци|колекці|напит|напо|пив[оау]?$|вин[оау]$|сериал|серіал|шоу|игр[аыу]$|"
     r"платформ|книг|журнал|квартал|жк$|новинк|"
     r"(?:apps?|application|song|single|track|album|podcast|campaign|sensor|product|drink|beer|"
-    r"wine|series|show|game|book|platform|course)$)",
+    r"wine|series|show|game|book|platform|course|blend|collection|range|edition|flavou?r|"
+    r"model|coffee|tea|beer)$)",
     re.IGNORECASE,
 )
 _FROM_PREPOSITION = re.compile(r"(?:^|\s)(?:из|от|з|із|від|у|для)\s*$", re.IGNORECASE)
@@ -246,7 +249,8 @@ _LEGAL_LATIN = re.compile(
 )
 _ORG_LATIN = r"(?P<org>(?:[A-Z][\w'’.-]*|&)(?:\s+(?:[A-Z][\w'’.-]*|&|of|and)){0,4})"
 _EN_COMPANY = re.compile(
-    r"(?:\bfrom|\bat|\bfounder\s+of|\bowner\s+of|\bI\s+own|\bwe\s+are|\bwith)\s+"
+    r"(?:\bfrom|\bat|\bfounder\s+of|\bowner\s+of|\bI\s+own|\b[Ww]e\s+are|\b[Ww]e['’]re|"
+    r"\bwith)\s+"
     rf"(?:the\s+(?:band|company|studio|team)\s+)?{_ORG_LATIN}"
 )
 _CALLED = re.compile(
