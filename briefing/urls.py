@@ -2,11 +2,13 @@
 
 from django.urls import path
 
-from briefing import views_client, views_producer
+from briefing import views_client, views_producer, views_results
 
 urlpatterns = [
     path("", views_producer.dashboard, name="dashboard"),
     path("briefings/new/", views_producer.project_new, name="project_new"),
+    path("results/", views_results.results, name="results"),
+    path("results/export.<str:fmt>", views_results.results_export, name="results_export"),
     path("briefings/<int:pk>/", views_producer.project_detail, name="project_detail"),
     path("briefings/<int:pk>/action/", views_producer.project_action, name="project_action"),
     path("c/<str:token>/", views_client.client_chat, name="client_chat"),

@@ -1,0 +1,85 @@
+"""Human labels of stage fields (ru, uk, en) for people: the results table, its exports and
+the brief's additional requests, never the camelCase keys the models and the API use."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+# Each stage field under its stage key. A name two stages share ("goal") has a label per
+# stage, so a table with every field as a column never shows two alike.
+FIELD_LABELS: Mapping[str, Mapping[str, Mapping[str, str]]] = {
+    "intro": {
+        "clientName": {"ru": "Имя клиента", "uk": "Ім'я клієнта", "en": "Client name"},
+        "company": {"ru": "Компания", "uk": "Компанія", "en": "Company"},
+        "contact": {"ru": "Контакт", "uk": "Контакт", "en": "Contact"},
+        "role": {"ru": "Роль", "uk": "Роль", "en": "Role"},
+        "projectType": {"ru": "Тип проекта", "uk": "Тип проєкту", "en": "Project type"},
+    },
+    "vision": {
+        "productName": {"ru": "Продукт", "uk": "Продукт", "en": "Product"},
+        "coreIdea": {"ru": "Основная идея", "uk": "Основна ідея", "en": "Core idea"},
+        "goal": {"ru": "Цель проекта", "uk": "Мета проєкту", "en": "Project goal"},
+        "audience": {"ru": "Аудитория", "uk": "Аудиторія", "en": "Audience"},
+        "keyMessage": {"ru": "Главная мысль", "uk": "Головна думка", "en": "Key message"},
+        "brandTone": {"ru": "Тон бренда", "uk": "Тон бренду", "en": "Brand tone"},
+    },
+    "service": {
+        "contentType": {"ru": "Вид контента", "uk": "Вид контенту", "en": "Content type"},
+        "goal": {"ru": "Задача контента", "uk": "Завдання контенту", "en": "Content purpose"},
+        "format": {"ru": "Формат", "uk": "Формат", "en": "Format"},
+        "deliverables": {"ru": "Результаты", "uk": "Результати", "en": "Deliverables"},
+        "creativeSession": {
+            "ru": "Креативная сессия",
+            "uk": "Креативна сесія",
+            "en": "Creative session",
+        },
+    },
+    "budget": {
+        "budget": {"ru": "Бюджет", "uk": "Бюджет", "en": "Budget"},
+        "currency": {"ru": "Валюта", "uk": "Валюта", "en": "Currency"},
+        "deadline": {"ru": "Срок", "uk": "Термін", "en": "Deadline"},
+        "flexibility": {"ru": "Гибкость", "uk": "Гнучкість", "en": "Flexibility"},
+    },
+    "extra": {
+        "references": {"ru": "Референсы", "uk": "Референси", "en": "References"},
+        "preferences": {"ru": "Пожелания", "uk": "Побажання", "en": "Preferences"},
+        "constraints": {"ru": "Ограничения", "uk": "Обмеження", "en": "Constraints"},
+        "notes": {"ru": "Заметки", "uk": "Нотатки", "en": "Notes"},
+    },
+}
+
+LABEL_LANGUAGES = ("ru", "uk", "en")
+
+
+def label_language(language: str | None) -> str:
+    """ "ru-RU" → "ru"; a language without labels gets English."""
+    code = (language or "").split("-")[0].lower()
+    return code if code in LABEL_LANGUAGES else "en"
+
+
+def field_label(stage_key: str, name: str, language: str) -> str:
+    """The field's label in `language`; a field without one gets its key spelled out
+    ("keyMessage" → "Key message") rather than shown as code."""
+    labels = FIELD_LABELS.get(stage_key, {}).get(name)
+    if labels:
+        return labels.get(label_language(language)) or labels["en"]
+    return _spelled_out(name)
+
+
+def _spelled_out(name: str) -> str:
+    words, word = [], ""
+    for char in name.replace("_", " "):
+        if char.isupper() and word:
+            words.append(word)
+            word = char.lower()
+        elif char == " ":
+            words.append(word)
+            word = ""
+        else:
+            word += char
+    words.append(word)
+    text = " ".join(w for w in words if w)
+    return text[:1].upper() + text[1:]
+
+
+__all__ = ["FIELD_LABELS", "LABEL_LANGUAGES", "field_label", "label_language"]
