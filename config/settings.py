@@ -184,6 +184,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env_float("CRM_IMAP_POLL_S", 60.0),
     },
     "webhooks-sweep": {"task": "webhooks.tasks.webhooks_sweep", "schedule": 60.0},
+    "dlq-call-rollups-fold": {"task": "dlq.tasks.call_rollups_fold", "schedule": 60.0},
     "dlq-call-details-prune": {
         "task": "dlq.tasks.call_details_prune",
         "schedule": crontab(hour=3, minute=30),
@@ -235,6 +236,9 @@ DLQ_RETRY_SHARE_ALERT = env_float("DLQ_RETRY_SHARE_ALERT", 0.2)
 # The prompts and raw answers of successful calls are cleared after this many days (the
 # figures stay; a dead letter keeps its own copy for as long as it exists). 0 keeps them.
 DLQ_CALL_DETAIL_RETENTION_DAYS = env_int("DLQ_CALL_DETAIL_RETENTION_DAYS", 30)
+# Folded structured calls older than this many days are deleted (0 keeps them): the quality
+# figures are read from the rollups; a briefing's cost on its page is read from its calls.
+DLQ_CALL_RETENTION_DAYS = env_int("DLQ_CALL_RETENTION_DAYS", 0)
 
 # --- Briefing engine ----------------------------------------------------------------
 # How many turns of the current stage an agent sees (never the whole history).

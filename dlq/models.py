@@ -48,10 +48,28 @@ class StructuredCall(models.Model):
     cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
     # True when the provider reported no prompt tokens and the cost used our estimate.
     cost_estimated = models.BooleanField(default=False)
+    # Folded into CallRollup (dlq.rollups): set in the fold's own transaction, so a call is
+    # counted once, and a folded call may be deleted without changing the figures.
+    rolled_up = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["source_kind", "source_id"])]
+        indexes = [
+            models.Index(fields=["source_kind", "source_id"]),
+            # The calls not yet folded: a few minutes' worth, read by the fold and the figures.
+            models.Index(
+                fields=["created_at", "id"],
+                condition=models.Q(rolled_up=False),
+                name="structured_call_unfolded",
+            ),
+            # The nightly prune of prompts and answers: only calls that still hold them.
+            models.Index(
+                fields=["created_at"],
+                condition=~models.Q(outcome="failed")
+                & ~models.Q(prompt_messages=[], raw_responses=[]),
+                name="structured_call_details_kept",
+            ),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=models.Q(attempts__gte=1, attempts__lte=2),
@@ -198,3 +216,52 @@ class ClassifierDisagreement(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_kind} {self.source_id}: {', '.join(self.fields)}"
+
+
+class CallRollup(models.Model):
+    """The structured calls of one local day (or one hour) with one schema, provider, pool
+    and outcome, summed: what the parse-quality figures, the digest and the cost ledger's
+    sums are read from, so a page costs the same at a million calls as at a thousand.
+
+    Folded in by dlq.rollups.call_rollups_fold; latencies are kept as a histogram (see
+    dlq.rollups.latency_bucket for its precision)."""
+
+    class Grain(models.TextChoices):
+        DAY = "day"
+        HOUR = "hour"
+
+    grain = models.CharField(max_length=4, choices=Grain.choices)
+    # Local midnight of the day, or the start of the hour.
+    start = models.DateTimeField()
+    schema_name = models.CharField(max_length=100)
+    provider = models.CharField(max_length=50, blank=True)
+    pool = models.CharField(max_length=40, blank=True)
+    outcome = models.CharField(max_length=12, choices=StructuredCall.Outcome.choices)
+    calls = models.PositiveIntegerField(default=0)
+    retried = models.PositiveIntegerField(default=0)
+    failovers = models.PositiveIntegerField(default=0)
+    latency_ms_sum = models.BigIntegerField(default=0)
+    prompt_tokens = models.BigIntegerField(default=0)
+    cached_tokens = models.BigIntegerField(default=0)
+    completion_tokens = models.BigIntegerField(default=0)
+    # Our estimates, summed over the calls that have one (prompt estimate > 0).
+    prompt_tokens_estimate = models.BigIntegerField(default=0)
+    cacheable_tokens_estimate = models.BigIntegerField(default=0)
+    cost = models.DecimalField(max_digits=20, decimal_places=6, default=0)
+    cost_estimated = models.PositiveIntegerField(default=0)
+    # Client turns first seen in this day and pool (the ledger's "turns served").
+    turns = models.PositiveIntegerField(default=0)
+    # Bucket → [count, smallest, largest latency in ms] (dlq.rollups.latency_bucket).
+    latency_histogram = models.JSONField(default=dict)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["grain", "start", "schema_name", "provider", "pool", "outcome"],
+                name="call_rollup_unique_cell",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.grain} {self.start:%Y-%m-%d %H:%M} {self.schema_name}: {self.calls}"

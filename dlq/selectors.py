@@ -3,21 +3,24 @@ the open dead letters grouped by what went wrong. Measured from the records, nev
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from django.db.models import Aggregate, Avg, Count, Max, Q, QuerySet, Sum
+from django.core.cache import cache
+from django.db.models import Count, Max, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from dlq.models import ClassifierDisagreement, DeadLetter, StructuredCall
+from dlq.rollups import Tally, local_day, rollup_cells, rollup_values
 
 OUTCOMES: list[str] = [outcome.value for outcome in StructuredCall.Outcome]
 TREND_DAYS = 7
-# The latency percentiles reported per day (nearest rank).
+# How long the dead-letter filters' value lists are kept (while no newer letter exists).
+CHOICES_CACHE_S = 3600
+# The latency percentiles reported per day (nearest rank, from the rollups' histograms).
 PERCENTILES = (50, 95, 99)
 
 
@@ -30,50 +33,21 @@ def _share(part: int, whole: int) -> float:
     return part / whole if whole else 0.0
 
 
-def _counting_aggregates() -> dict[str, Count]:
-    """One Count per outcome plus the total and the retried calls, for aggregate/annotate."""
-    return {
-        "total": Count("id"),
-        "retried": Count("id", filter=Q(retry_used=True)),
-        **{f"outcome_{o}": Count("id", filter=Q(outcome=o)) for o in OUTCOMES},
-    }
-
-
-def _breakdown(row: dict[str, Any]) -> dict[str, Any]:
-    total = row["total"] or 0
+def _breakdown(tally: Tally, outcomes: dict[str, int]) -> dict[str, Any]:
+    total = tally.calls
     # Parsed: every outcome but the dead letter, whichever stage of the pipeline got it.
-    parsed = total - row[f"outcome_{StructuredCall.Outcome.FAILED.value}"]
+    parsed = total - outcomes.get(StructuredCall.Outcome.FAILED.value, 0)
     return {
         "total": total,
         "outcomes": {
-            o: {"count": row[f"outcome_{o}"], "share": _share(row[f"outcome_{o}"], total)}
+            o: {"count": outcomes.get(o, 0), "share": _share(outcomes.get(o, 0), total)}
             for o in OUTCOMES
         },
         "parsed_count": parsed,
         "parsed_share": _share(parsed, total),
-        "retry_count": row["retried"],
-        "retry_share": _share(row["retried"], total),
+        "retry_count": tally.retried,
+        "retry_share": _share(tally.retried, total),
     }
-
-
-def _grouped(calls: QuerySet[StructuredCall], field: str) -> dict[str, dict[str, Any]]:
-    rows = calls.order_by().values(field).annotate(**_counting_aggregates()).order_by(field)
-    return {row[field]: _breakdown(row) for row in rows}
-
-
-def _percentile(sorted_values: list[int], q: float) -> int | None:
-    """Nearest-rank percentile: a value that was actually observed."""
-    if not sorted_values:
-        return None
-    rank = max(math.ceil(q * len(sorted_values)), 1)
-    return sorted_values[rank - 1]
-
-
-def _is_failover(provider: str, providers: list[str] | None) -> bool:
-    providers = [p for p in (providers or []) if p]
-    if not providers:
-        return False
-    return len(set(providers)) > 1 or provider != providers[0]
 
 
 def _local_days(since: datetime, until: datetime) -> list[date]:
@@ -83,44 +57,52 @@ def _local_days(since: datetime, until: datetime) -> list[date]:
     return [first_day + timedelta(days=n) for n in range((last_day - first_day).days + 1)]
 
 
-def _day_aggregates() -> dict[str, Aggregate]:
-    """The counts of `_counting_aggregates` plus the token sums a day's means are made of."""
-    with_estimate = Q(prompt_tokens_estimate__gt=0)
-    return {
-        **_counting_aggregates(),
-        "prompt_tokens": Sum("prompt_tokens"),
-        "completion_tokens": Sum("completion_tokens"),
-        "cacheable_estimate": Sum("cacheable_tokens_estimate", filter=with_estimate),
-        "prompt_estimate": Sum("prompt_tokens_estimate", filter=with_estimate),
-    }
-
-
 def _mean(total: int | None, count: int) -> float | None:
-    # Sum / count in Python, so SQLite and PostgreSQL give the same float.
     return (total or 0) / count if count else None
 
 
-def _day_figures(
-    day: date, row: dict[str, Any], latencies: list[int], failovers: int
-) -> dict[str, Any]:
-    """One day in the shape of the whole range: outcomes, tokens, latency and failovers."""
-    breakdown = _breakdown(row)
-    total = breakdown["total"]
-    latencies = sorted(latencies)
-    return {
-        "day": day.isoformat(),
-        **breakdown,
-        "tokens": {
-            "prompt_mean": _mean(row.get("prompt_tokens"), total),
-            "completion_mean": _mean(row.get("completion_tokens"), total),
+class _Group:
+    """Cells merged under one key (a day, a schema, a provider, the whole range), with the
+    calls per outcome kept apart."""
+
+    def __init__(self) -> None:
+        self.tally = Tally()
+        self.outcomes: dict[str, int] = defaultdict(int)
+
+    def add(self, outcome: str, tally: Tally) -> None:
+        self.tally.merge(tally)
+        self.outcomes[outcome] += tally.calls
+
+    def breakdown(self) -> dict[str, Any]:
+        return _breakdown(self.tally, self.outcomes)
+
+    def tokens(self) -> dict[str, float | None]:
+        tally = self.tally
+        return {
+            "prompt_mean": _mean(tally.prompt_tokens, tally.calls),
+            "completion_mean": _mean(tally.completion_tokens, tally.calls),
             "cacheable_prefix_share": (
-                row["cacheable_estimate"] / row["prompt_estimate"]
-                if row.get("prompt_estimate")
+                tally.cacheable_tokens_estimate / tally.prompt_tokens_estimate
+                if tally.prompt_tokens_estimate
                 else None
             ),
-        },
-        "latency_ms": {f"p{q}": _percentile(latencies, q / 100) for q in PERCENTILES},
-        "failovers": {"count": failovers, "share": _share(failovers, total)},
+        }
+
+    def failovers(self) -> dict[str, Any]:
+        return {
+            "count": self.tally.failovers,
+            "share": _share(self.tally.failovers, self.tally.calls),
+        }
+
+
+def _day_figures(day: date, group: _Group) -> dict[str, Any]:
+    """One day in the shape of the whole range: outcomes, tokens, latency and failovers."""
+    return {
+        "day": day.isoformat(),
+        **group.breakdown(),
+        "tokens": group.tokens(),
+        "latency_ms": {f"p{q}": group.tally.percentile(q / 100) for q in PERCENTILES},
+        "failovers": group.failovers(),
     }
 
 
@@ -131,81 +113,42 @@ def parse_quality(
     schema: str | None = None,
     provider: str | None = None,
 ) -> dict[str, Any]:
-    """The parse-quality figures of the calls made in [since, until), optionally of one
-    schema and/or one provider: overall, per local day (`per_day` counts the outcomes,
-    `per_day_figures` gives each day the whole range's shape plus tokens, latency p50/p95/p99
-    and failovers), per schema and per provider. A bounded number of queries, however long
-    the range."""
-    calls = StructuredCall.objects.filter(created_at__gte=since, created_at__lt=until)
-    if schema:
-        calls = calls.filter(schema_name=schema)
-    if provider:
-        calls = calls.filter(provider=provider)
-
-    overall = _breakdown(calls.aggregate(**_counting_aggregates()))
-
-    # One grouped query for every day's counts and token sums, whatever the range's length.
-    per_day_rows = (
-        calls.order_by()
-        .annotate(day=TruncDate("created_at"))
-        .values("day")
-        .annotate(**_day_aggregates())
-        .order_by("day")
-    )
-    by_day = {row["day"]: row for row in per_day_rows}
-    days = _local_days(since, until)
-    empty_day = {"total": 0, "retried": 0, **{f"outcome_{o}": 0 for o in OUTCOMES}}
-
-    tokens = calls.aggregate(
-        prompt_mean=Avg("prompt_tokens"), completion_mean=Avg("completion_tokens")
-    )
-    estimates = calls.filter(prompt_tokens_estimate__gt=0).aggregate(
-        cacheable=Sum("cacheable_tokens_estimate"), prompt=Sum("prompt_tokens_estimate")
-    )
-    cacheable_share = estimates["cacheable"] / estimates["prompt"] if estimates["prompt"] else None
-
-    # Latency percentiles and failovers need every row: computed here so SQLite and
-    # PostgreSQL give the same figures.
-    latencies: list[int] = []
-    latencies_by_day: dict[date, list[int]] = defaultdict(list)
-    failovers_by_day: dict[date, int] = defaultdict(int)
-    for day, latency_ms, call_provider, providers in (
-        calls.order_by()
-        .annotate(day=TruncDate("created_at"))
-        .values_list("day", "latency_ms", "provider", "providers")
-    ):
-        latencies.append(latency_ms)
-        latencies_by_day[day].append(latency_ms)
-        failovers_by_day[day] += _is_failover(call_provider, providers)
-    latencies.sort()
-    failovers = sum(failovers_by_day.values())
-    per_day_figures = [
-        _day_figures(day, by_day.get(day, empty_day), latencies_by_day[day], failovers_by_day[day])
-        for day in days
-    ]
-
+    """The parse-quality figures of the calls made in [since, until) (whole local days),
+    optionally of one schema and/or one provider: overall, per local day (`per_day` counts
+    the outcomes, `per_day_figures` gives each day the whole range's shape plus tokens,
+    latency p50/p95/p99 and failovers), per schema and per provider. Read from the day
+    rollups plus the calls not folded yet (dlq.rollups): a few queries over a small table,
+    however many calls and days; latency percentiles from the rollups' histograms."""
+    cells = rollup_cells(since=since, until=until, schema=schema, provider=provider)
+    overall = _Group()
+    by_day: dict[date, _Group] = defaultdict(_Group)
+    by_schema: dict[str, _Group] = defaultdict(_Group)
+    by_provider: dict[str, _Group] = defaultdict(_Group)
+    for (_, start, schema_name, call_provider, _, outcome), tally in cells.items():
+        overall.add(outcome, tally)
+        by_day[local_day(start)].add(outcome, tally)
+        by_schema[schema_name].add(outcome, tally)
+        by_provider[call_provider].add(outcome, tally)
+    per_day_figures = [_day_figures(day, by_day[day]) for day in _local_days(since, until)]
+    latency = overall.tally
     return {
         "since": since.isoformat(),
         "until": until.isoformat(),
         "schema": schema,
         "provider": provider,
-        **overall,
+        **overall.breakdown(),
         # Each day's outcome counts alone (the shape monitoring read first).
         "per_day": [
             {"day": d["day"], **{o: d["outcomes"][o]["count"] for o in OUTCOMES}}
             for d in per_day_figures
         ],
-        "per_schema": _grouped(calls, "schema_name"),
-        "per_provider": _grouped(calls, "provider"),
-        "tokens": {
-            "prompt_mean": tokens["prompt_mean"],
-            "completion_mean": tokens["completion_mean"],
-            "cacheable_prefix_share": cacheable_share,
-        },
-        "latency_ms": {"p50": _percentile(latencies, 0.5), "p95": _percentile(latencies, 0.95)},
+        "per_schema": {name: by_schema[name].breakdown() for name in sorted(by_schema)},
+        "per_provider": {name: by_provider[name].breakdown() for name in sorted(by_provider)},
+        "tokens": overall.tokens(),
+        "latency_ms": {"p50": latency.percentile(0.5), "p95": latency.percentile(0.95)},
         # Apart from latency_ms, whose two keys monitoring already reads as they are.
-        "latency_ms_p99": _percentile(latencies, 0.99),
-        "failovers": {"count": failovers, "share": _share(failovers, overall["total"])},
+        "latency_ms_p99": latency.percentile(0.99),
+        "failovers": overall.failovers(),
         "per_day_figures": per_day_figures,
     }
 
@@ -218,8 +161,9 @@ def _filter_values(records: QuerySet, field: str) -> list[str]:
 
 
 def structured_call_choices(field: str) -> list[str]:
-    """The values a filter of the parse-quality figures can take, from the calls there are."""
-    return _filter_values(StructuredCall.objects.all(), field)
+    """The values a filter of the parse-quality figures can take, from the rollups (a small
+    table) and the calls not folded yet, never from a scan of every call."""
+    return rollup_values(field)
 
 
 def dead_letter_groups(
@@ -293,8 +237,16 @@ def dead_letters_filtered(params: dict[str, str]) -> QuerySet[DeadLetter]:
 
 
 def dead_letter_choices(field: str) -> list[str]:
-    """The values a filter can take, from the letters there are."""
-    return _filter_values(DeadLetter.objects.all(), field)
+    """The values a filter can take, from the letters there are. A letter's schema,
+    provider and source never change, so the list is cached until a newer letter exists
+    (one primary-key lookup), instead of a scan of every letter for each drop-down."""
+    newest = DeadLetter.objects.order_by("-pk").values_list("pk", "created_at").first()
+    key = f"dlq:dead_letter_choices:{field}:{newest[0]}:{newest[1].timestamp()}" if newest else ""
+    if not key:
+        return []
+    return cache.get_or_set(
+        key, lambda: _filter_values(DeadLetter.objects.all(), field), CHOICES_CACHE_S
+    )
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from dlq.digest import weekly_digest_send
+from dlq.rollups import call_rollups_fold as call_rollups_fold_service
+from dlq.rollups import structured_calls_prune
 from dlq.services import call_details_prune as call_details_prune_service
 from dlq.services import dead_letter_replay_run, llm_check_run
 
@@ -31,5 +33,15 @@ def dead_letter_replay(dead_letter_id: int, user_id: int | None) -> str:
 
 @shared_task
 def call_details_prune() -> int:
-    """Nightly: clear old successful calls' prompts and answers (DLQ_CALL_DETAIL_RETENTION_DAYS)."""
-    return call_details_prune_service(older_than_days=settings.DLQ_CALL_DETAIL_RETENTION_DAYS)
+    """Nightly: clear old successful calls' prompts and answers (DLQ_CALL_DETAIL_RETENTION_DAYS)
+    and delete folded calls past DLQ_CALL_RETENTION_DAYS (their figures stay in the rollups)."""
+    cleared = call_details_prune_service(older_than_days=settings.DLQ_CALL_DETAIL_RETENTION_DAYS)
+    call_rollups_fold_service()
+    structured_calls_prune(older_than_days=settings.DLQ_CALL_RETENTION_DAYS)
+    return cleared
+
+
+@shared_task
+def call_rollups_fold() -> int:
+    """Every minute: fold the calls recorded since into the quality rollups."""
+    return call_rollups_fold_service()

@@ -17,8 +17,9 @@ from django.views.decorators.http import require_GET
 
 from config.http import HtmxHttpRequest
 from dlq.digest import weekly_digest_build
-from dlq.ledger import LedgerRow, ledger_by_day_and_pool, ledger_by_pool, turn_shares
+from dlq.ledger import LedgerRow, ledger_by_pool, turn_shares
 from dlq.models import StructuredCall
+from dlq.rollups import ledger_rows
 from dlq.selectors import (
     OUTCOMES,
     classifier_disagreements,
@@ -282,7 +283,7 @@ def _charts(figures: dict[str, Any]) -> list[Chart]:
 
 
 def _ledger(filters: QualityFilters) -> list[LedgerRow]:
-    return ledger_by_day_and_pool(
+    return ledger_rows(
         since=local_day_start(filters.since),
         until=local_day_start(filters.until + timedelta(days=1)),
         schema=filters.schema or None,
