@@ -22,9 +22,17 @@ from llmkit.fields import StructuredModel
 Language = Literal["ru", "uk", "en"]
 
 
+class AdditionalRequest(StructuredModel):
+    """Something the client wrote after the brief was complete, kept as the client wrote it."""
+
+    text: str = Field(description="The client's message")
+    receivedAt: str = Field(description="When it arrived, ISO 8601 with the time zone")
+
+
 class Brief(StructuredModel):
     """A finished (or partial) production brief: one object per stage, keyed by stage key,
-    each holding that stage's fields (the answer model's fields less message and status)."""
+    each holding that stage's fields (the answer model's fields less message and status),
+    and what the client asked for after completion."""
 
     intro: IntroFields = Field(default_factory=IntroFields)
     vision: VisionFields = Field(default_factory=VisionFields)
@@ -32,19 +40,33 @@ class Brief(StructuredModel):
     budget: BudgetFields = Field(default_factory=BudgetFields)
     extra: ExtraFields = Field(default_factory=ExtraFields)
     language: Language = Field(description="The language of the briefing: ru, uk or en")
+    additionalRequests: list[AdditionalRequest] = Field(
+        default_factory=list,
+        description="What the client asked for after the brief was complete, oldest first",
+    )
 
     @classmethod
     def stage_keys(cls) -> tuple[str, ...]:
-        return tuple(name for name in cls.model_fields if name != "language")
+        return tuple(
+            name for name in cls.model_fields if name not in ("language", "additionalRequests")
+        )
 
     @classmethod
-    def from_profile(cls, profile: Mapping[str, Mapping[str, Any]], *, language: str) -> Brief:
+    def from_profile(
+        cls,
+        profile: Mapping[str, Mapping[str, Any]],
+        *,
+        language: str,
+        additional_requests: Iterable[Mapping[str, Any]] = (),
+    ) -> Brief:
         """Build from a project's profile (stage key → that stage's fields). Keys that are
         not stages, and a stage's message/status keys, are ignored; a value of the wrong
         shape raises pydantic's ValidationError naming the field."""
         keys = cls.stage_keys()
         stages = {key: dict(values) for key, values in profile.items() if key in keys}
-        return cls.model_validate({**stages, "language": language})
+        return cls.model_validate(
+            {**stages, "language": language, "additionalRequests": list(additional_requests)}
+        )
 
 
 def brief_json_schema() -> dict[str, Any]:
@@ -54,30 +76,51 @@ def brief_json_schema() -> dict[str, Any]:
 
 # --- markdown ----------------------------------------------------------------------------
 
-# Client text is untrusted: inline characters that would make markup are escaped wherever
-# they are, block markers only where they would open a block (the start of a line).
-_INLINE = {
-    "\\": "\\\\",
-    "`": "\\`",
-    "*": "\\*",
-    "_": "\\_",
-    "[": "\\[",
-    "]": "\\]",
-    "&": "&amp;",
-    "<": "&lt;",
-    ">": "&gt;",
-}
-_INLINE_RE = re.compile("[" + re.escape("".join(_INLINE)) + "]")
-_BLOCK_MARK = re.compile(r"^[#+=|~-]")
+# Client text is untrusted, and people copy the markdown as text (a reference's URL must
+# survive): only what CommonMark would read as markup is escaped, with a backslash. Code
+# spans, emphasis stars and link brackets always; "_" only where it could open or close
+# emphasis (not inside a word: snake_case and URLs stay whole); "&" only before what would
+# read as an entity ("&amp;"), "<" only before what would open a tag or an autolink; a
+# backslash only before punctuation (elsewhere it is literal). Block markers only where
+# they would open a block (the start of a line, or of a list item's text).
+_ALWAYS = frozenset("`*[]")
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{0,31});")
+_TAG_START = re.compile(r"<[A-Za-z/!?]")
+_BLOCK_MARK = re.compile(r"^[#+=|~>-]")
 _ORDERED_ITEM = re.compile(r"^(\d{1,9})([.)])")
 
 _NO_DATA = {"ru": "Нет данных", "uk": "Немає даних", "en": "No data"}
+_ADDITIONAL = {
+    "ru": "Дополнительные запросы",
+    "uk": "Додаткові запити",
+    "en": "Additional requests",
+}
+
+
+def _needs_escape(text: str, at: int) -> bool:
+    char = text[at]
+    if char in _ALWAYS:
+        return True
+    if char == "\\":
+        return at + 1 < len(text) and text[at + 1] in _PUNCTUATION
+    if char == "_":
+        before = text[at - 1] if at else " "
+        after = text[at + 1] if at + 1 < len(text) else " "
+        return not (before.isalnum() and after.isalnum())
+    if char == "&":
+        return _ENTITY.match(text, at) is not None
+    if char == "<":
+        return _TAG_START.match(text, at) is not None
+    return False
 
 
 def markdown_escape(text: str) -> str:
     """One line of untrusted text as literal markdown: no HTML, links, code, emphasis,
-    headings or list markers can come out of it (new lines are collapsed first)."""
-    line = _INLINE_RE.sub(lambda m: _INLINE[m.group()], collapse(text))
+    headings or list markers can come out of it (new lines are collapsed first), and
+    nothing else is touched ("R&D", "a < b", "https://x.example/a_b?c=1&d=2" stay)."""
+    line = collapse(text)
+    line = "".join("\\" + char if _needs_escape(line, at) else char for at, char in enumerate(line))
     line = _BLOCK_MARK.sub(lambda m: "\\" + m.group(), line)
     return _ORDERED_ITEM.sub(r"\1\\\2", line)
 
@@ -97,7 +140,21 @@ def brief_markdown(
             out += [f"- {markdown_escape(line)}" for line in lines]
         else:
             out.append(f"- {_NO_DATA.get(language, _NO_DATA['en'])}")
+    if brief.additionalRequests:
+        out += ["", f"## {_ADDITIONAL.get(language, _ADDITIONAL['en'])}", ""]
+        out += [
+            f"- {markdown_escape(item.receivedAt[:16].replace('T', ' '))}: "
+            f"{markdown_escape(item.text)}"
+            for item in brief.additionalRequests
+        ]
     return "\n".join(out) + "\n"
 
 
-__all__ = ["Brief", "Language", "brief_json_schema", "brief_markdown", "markdown_escape"]
+__all__ = [
+    "AdditionalRequest",
+    "Brief",
+    "Language",
+    "brief_json_schema",
+    "brief_markdown",
+    "markdown_escape",
+]

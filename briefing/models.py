@@ -238,6 +238,8 @@ class BriefingEvent(models.Model):
         TURN_CAPPED = "turn_capped"
         COST_BUDGET_EXCEEDED = "cost_budget_exceeded"
         STRONG_MODEL_SET = "strong_model_set"
+        # The client wrote after completion: appended to the brief, the producer told.
+        ADDITIONAL_REQUEST = "additional_request"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="events")
     turn = models.ForeignKey(Turn, on_delete=models.SET_NULL, null=True, blank=True)

@@ -3,8 +3,11 @@ summary written by code from the fields."""
 
 from __future__ import annotations
 
+import re
+
 import jsonschema
 import pytest
+from markdown_it import MarkdownIt
 from pydantic import ValidationError
 
 from briefing.brief import Brief, brief_json_schema, brief_markdown, markdown_escape
@@ -41,7 +44,16 @@ def test_from_profile_keeps_the_stage_fields_only():
     assert brief.budget.budget == 500000
     assert brief.service.deliverables == ["ролик", "3 тизера"]
     dumped = brief.model_dump(mode="json")
-    assert set(dumped) == {"intro", "vision", "service", "budget", "extra", "language"}
+    assert set(dumped) == {
+        "intro",
+        "vision",
+        "service",
+        "budget",
+        "extra",
+        "language",
+        "additionalRequests",
+    }
+    assert dumped["additionalRequests"] == []
     assert "message" not in dumped["intro"]
     assert "introStatus" not in dumped["intro"]
 
@@ -77,8 +89,10 @@ def test_the_published_schema_validates_a_dumped_brief():
         "budget",
         "extra",
         "language",
+        "additionalRequests",
     }
     assert "language" in schema["required"]
+    assert "additionalRequests" not in schema["required"]
     jsonschema.Draft202012Validator.check_schema(schema)
     dumped = Brief.from_profile(PROFILE, language="ru").model_dump(mode="json")
     jsonschema.validate(dumped, schema)
@@ -127,15 +141,15 @@ def test_markdown_escapes_hostile_client_text():
     brief = Brief.from_profile(HOSTILE, language="en")
     text = brief_markdown(brief, title="# Evil <b>title</b>", language="en", stage_specs=STAGES)
     lines = text.splitlines()
-    assert "<" not in text
-    assert ">" not in text
-    assert "&lt;script&gt;" in text
+    # No tag can open: every "<" before a letter or "/" is escaped.
+    assert re.search(r"(?<!\\)<[A-Za-z/!?]", text) is None
+    assert "\\<script>alert(1)\\</script>" in text
     assert "](" not in text.replace("\\](", "")
     assert "\\[link\\](https://evil.example)" in text
     assert "\\`code\\`" in text
     # Only the code's own headings start a line with "#", and no client text opens a block.
     assert [line for line in lines if line.startswith("#")] == [
-        "# \\# Evil &lt;b&gt;title&lt;/b&gt;",
+        "# \\# Evil \\<b>title\\</b>",
         "## Introduction",
         "## Core vision",
         "## Production service",
@@ -143,7 +157,16 @@ def test_markdown_escapes_hostile_client_text():
         "## Extra information",
     ]
     assert all(line == "" or line.startswith(("#", "- ")) for line in lines)
-    assert "- Notes: line one - injected item &gt; quote" in lines
+    assert "- Notes: line one - injected item > quote" in lines
+    rendered = MarkdownIt("commonmark").render(text)
+    assert "<script" not in rendered
+    assert "<b>" not in rendered
+    assert "<a " not in rendered
+    assert "<code>" not in rendered
+    assert "<strong>" not in rendered
+    assert "<em>" not in rendered
+    assert rendered.count("<h1>") == 1
+    assert "<blockquote>" not in rendered
 
 
 @pytest.mark.parametrize(
@@ -153,10 +176,57 @@ def test_markdown_escapes_hostile_client_text():
         ("- item", "\\- item"),
         ("1. first", "1\\. first"),
         ("a # b", "a # b"),
-        ("a_b*c", "a\\_b\\*c"),
-        ("back\\slash", "back\\\\slash"),
-        ("x & y", "x &amp; y"),
+        ("a_b*c", "a_b\\*c"),
+        ("_under_ snake_case", "\\_under\\_ snake_case"),
+        ("back\\slash", "back\\slash"),
+        ("back\\*slash", "back\\\\\\*slash"),
+        ("x & y", "x & y"),
+        ("R&D, &amp; and &#169;", "R&D, \\&amp; and \\&#169;"),
+        ("a < b > c", "a < b > c"),
+        ("<b>bold</b>", "\\<b>bold\\</b>"),
+        ("> quote", "\\> quote"),
+        (
+            "https://example.com/some_path?a=1&b=2",
+            "https://example.com/some_path?a=1&b=2",
+        ),
     ],
 )
 def test_markdown_escape(text, expected):
     assert markdown_escape(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Референс: https://example.com/watch?v=1&t=30s_x",
+        "R&D отдел, бюджет < 1 млн",
+        "snake_case и __init__ и *звёздочки* и `код`",
+        "[ссылка](https://evil.example) ![img](x) <i>курсив</i> &amp;",
+        "\\ обратная \\* черта",
+    ],
+)
+def test_escaped_text_renders_as_itself(text):
+    """What a reader sees after rendering is exactly the client's text: nothing was lost
+    to markup and no escape shows."""
+    html = MarkdownIt("commonmark").renderInline(markdown_escape(text))
+    expected = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    assert html == expected.replace('"', "&quot;")
+
+
+def test_additional_requests_follow_the_stages_in_the_brief_and_its_markdown():
+    requests = [
+        {
+            "text": "А субтитры? См. https://ex.com/a_b?x=1&y=2",
+            "receivedAt": "2026-12-01T13:05:00+03:00",
+        }
+    ]
+    brief = Brief.from_profile(PROFILE, language="ru", additional_requests=requests)
+    assert brief.additionalRequests[0].text.startswith("А субтитры?")
+    jsonschema.validate(brief.model_dump(mode="json"), brief_json_schema())
+    lines = brief_markdown(brief, title="Бриф", language="ru", stage_specs=STAGES).splitlines()
+    assert lines[-3:] == [
+        "## Дополнительные запросы",
+        "",
+        "- 2026-12-01 13:05: А субтитры? См. https://ex.com/a_b?x=1&y=2",
+    ]
+    assert "additionalRequests" not in Brief.stage_keys()
