@@ -288,6 +288,11 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
         Kind.PROJECT_PAUSED: ("paused", "warn"),
         Kind.PROJECT_RESUMED: ("resumed", ""),
         Kind.BRIEF_COMPLETED: ("brief completed", "ok"),
+        Kind.ADDITIONAL_REQUEST: (
+            f"the client asked for more after completion (added to the brief): "
+            f"“{data.get('text', '')}”",
+            "bad",
+        ),
         Kind.CLIENT_RATE_LIMITED: (
             f"client messages refused: over {data.get('rate', '?')} per "
             f"{'sender address' if data.get('scope') == 'address' else 'link'}"

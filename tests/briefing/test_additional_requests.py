@@ -27,7 +27,10 @@ def completed(project, producer):
     return project
 
 
-def test_a_message_after_completion_is_appended_to_the_brief_and_flagged(completed, producer, say):
+def test_a_message_after_completion_is_appended_to_the_brief_and_flagged(
+    client, completed, producer, say
+):
+    client.force_login(producer)
     completed_at = completed.completed_at
     turn = say(completed, "А субтитры можно добавить? Пример: https://ex.com/a_b?x=1&y=2")
     completed.refresh_from_db()
@@ -42,6 +45,8 @@ def test_a_message_after_completion_is_appended_to_the_brief_and_flagged(complet
     event = BriefingEvent.objects.get(project=completed, kind=Kind.ADDITIONAL_REQUEST)
     assert event.turn_id == turn.pk
     assert event.data["text"].startswith("А субтитры")
+    page = client.get(reverse("project_detail", args=[completed.pk])).content.decode()
+    assert "the client asked for more after completion (added to the brief)" in page
 
     # A producer's change writes the brief again; the request stays, and the next is added.
     field_correct(project=completed, stage_key="budget", field="budget", value=700000)
