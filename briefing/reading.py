@@ -12,7 +12,7 @@ from django.utils import timezone
 from pydantic import ValidationError
 
 from briefing.models import BriefingEvent, StageRun, Turn
-from briefing.reader import ANSWER, CORRECTION, FIELD_STAGES, MENTION, Finding, Reading
+from briefing.reader import ANSWER, CORRECTION, MENTION, Finding, Reading
 from briefing.reader import message_read as _message_read
 from briefing.stages.base import is_empty
 
@@ -42,11 +42,23 @@ def asked_fields(turn: Turn) -> tuple[str, ...]:
     return tuple(a for a in asked if isinstance(a, str))
 
 
-def turn_read(*, turn: Turn, language: str, stages: list[StageRun]) -> Reading:
+def finding_targets(
+    stages: list[StageRun], spec_of: Callable[[StageRun], Any]
+) -> dict[str, tuple[StageRun, str]]:
+    """Where each finding goes: the first stage whose `prefill` takes it, and the field."""
+    targets: dict[str, tuple[StageRun, str]] = {}
+    for stage in stages:
+        for finding, field_name in spec_of(stage).prefill.items():
+            targets.setdefault(finding, (stage, field_name))
+    return targets
+
+
+def turn_read(
+    *, turn: Turn, language: str, stages: list[StageRun], spec_of: Callable[[StageRun], Any]
+) -> Reading:
     known = [
-        name for name, (stage_key, field_name) in FIELD_STAGES.items()
-        for stage in stages
-        if stage.key == stage_key and not is_empty(stage.fields.get(field_name))
+        finding for finding, (stage, field_name) in finding_targets(stages, spec_of).items()
+        if not is_empty(stage.fields.get(field_name))
     ]  # fmt: skip
     return _message_read(
         turn.text, language=language, today=timezone.localdate(), asked=asked_fields(turn),
@@ -87,20 +99,15 @@ def reading_apply(
     ({key, field, stage, old, new, evidence}); `event(kind, stage_key, **data)` records,
     `close(stage)` closes a stage whose required fields the reading completed."""
     by_key = {stage.key: stage for stage in stages}
+    targets = finding_targets(stages, spec_of)
     proposals: list[dict[str, Any]] = []
     filled: set[str] = set()
     for name in _ordered(reading):
         finding = reading.get(name)
-        target = FIELD_STAGES.get(name)
-        if finding is None or target is None or target[0] not in by_key:
+        if finding is None or name not in targets or finding.confidence < APPLY_CONFIDENCE:
             continue
-        if finding.confidence < APPLY_CONFIDENCE:
-            continue
-        stage = by_key[target[0]]
+        stage, field_name = targets[name]
         spec = spec_of(stage)
-        field_name = target[1]
-        if field_name not in spec.fields:
-            continue
         ok, value = _validated(spec, field_name, finding.value)
         if not ok or is_empty(value):
             continue

@@ -3,7 +3,7 @@
 from briefing.reader.read import (
     ANSWER,
     CORRECTION,
-    FIELD_STAGES,
+    FINDING_FIELDS,
     MENTION,
     QUESTION,
     Finding,
@@ -14,7 +14,7 @@ from briefing.reader.read import (
 __all__ = [
     "ANSWER",
     "CORRECTION",
-    "FIELD_STAGES",
+    "FINDING_FIELDS",
     "MENTION",
     "QUESTION",
     "Finding",

@@ -20,23 +20,11 @@ from llmkit.extract import find_emails, find_phones, find_urls
 
 ANSWER, CORRECTION, MENTION, QUESTION = "answer", "correction", "mention", "question"
 
-# Where each field the reader knows is stored: (stage, field).
-FIELD_STAGES: dict[str, tuple[str, str]] = {
-    "clientName": ("intro", "clientName"),
-    "company": ("intro", "company"),
-    "role": ("intro", "role"),
-    "contact": ("intro", "contact"),
-    "productName": ("vision", "productName"),
-    "coreIdea": ("vision", "coreIdea"),
-    "goal": ("vision", "goal"),
-    "audience": ("vision", "audience"),
-    "brandTone": ("vision", "brandTone"),
-    "format": ("service", "format"),
-    "budget": ("budget", "budget"),
-    "currency": ("budget", "currency"),
-    "deadline": ("budget", "deadline"),
-    "references": ("extra", "references"),
-}
+# What the reader finds; a stage names the ones it takes in its `prefill` mapping.
+FINDING_FIELDS = (
+    "clientName", "company", "role", "contact", "productName", "coreIdea", "goal", "audience",
+    "brandTone", "format", "budget", "currency", "deadline", "references",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ class StageSpec:
     stage's short English instruction block (role, task, one example question); the response
     schema is appended by the engine from `answer_model`, so it cannot drift from the code.
     `readers[field]` lets the rules agent take a direct answer to its own question.
-    `prefill` maps pre-parse finding kinds to this stage's fields.
+    `prefill` maps the reader's findings (briefing.reader) to this stage's fields.
     `summary(fields, language)` writes the stage's summary line(s) from its fields (code,
     never the model).
     """
@@ -54,8 +54,8 @@ class StageSpec:
     opening: Mapping[str, str]
     summary: Callable[[Mapping[str, Any], str], str]
     readers: Mapping[str, AnswerReader] = field(default_factory=dict)
-    # Which pre-parse finding fills which field: {"money": "budget", "deadline": ...}; kinds
-    # are those of `briefing.prefill.PREFILL_KINDS`.
+    # Which of the reader's findings fills which field of this stage: {"budget": "budget",
+    # ...}; findings are those of `briefing.reader.FINDING_FIELDS`.
     prefill: Mapping[str, str] = field(default_factory=dict)
     # Fields whose value is locked once known, and under which key: {"clientName":
     # "client_name"}. Locks are shared by all stages of a project.

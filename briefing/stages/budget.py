@@ -147,6 +147,6 @@ STAGE = StageSpec(
         "deadline": read_deadline,
         "flexibility": read_text,
     },
-    prefill={"money": "budget", "currency": "currency", "deadline": "deadline"},
+    prefill={"budget": "budget", "currency": "currency", "deadline": "deadline"},
 )
 check_stage(STAGE)

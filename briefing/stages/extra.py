@@ -123,6 +123,6 @@ STAGE = StageSpec(
         "constraints": read_text,
         "notes": read_text,
     },
-    prefill={"urls": "references"},
+    prefill={"references": "references"},
 )
 check_stage(STAGE)

@@ -135,7 +135,7 @@ STAGE = StageSpec(
         "role": read_text,
         "projectType": read_text,
     },
-    prefill={"contact": "contact"},
+    prefill={name: name for name in ("clientName", "company", "role", "contact")},
     # The client's name must not drift between stages (DESIGN.md, the lock layer).
     locks={"clientName": "client_name"},
 )

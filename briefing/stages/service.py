@@ -148,5 +148,6 @@ STAGE = StageSpec(
         "deliverables": read_list,
         "creativeSession": read_yes_no,
     },
+    prefill={"format": "format"},
 )
 check_stage(STAGE)

@@ -127,6 +127,8 @@ STAGE = StageSpec(
     opening=OPENING,
     summary=summary,
     readers=dict.fromkeys(FIELDS, read_text),
+    # Named in any message ("«Клюквенный Север»", "Цель — продажи"): the reader fills them.
+    prefill={name: name for name in ("productName", "coreIdea", "goal", "audience", "brandTone")},
     # The entities DESIGN.md's lock layer names: once said, later stages must not rename them.
     locks={"productName": "product_name", "brandTone": "brand_tone"},
 )

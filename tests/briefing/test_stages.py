@@ -11,7 +11,7 @@ import re
 import pytest
 from pydantic import ValidationError
 
-from briefing.prefill import PREFILL_KINDS
+from briefing.reader import FINDING_FIELDS
 from briefing.stages import (
     READ_TEXT_MAX,
     THIN_SPACE,
@@ -163,16 +163,19 @@ def test_budget_currency_takes_common_spellings(given, expected):
 
 def test_prefill_and_locks_point_at_the_stage_fields():
     specs = {spec.key: spec for spec in STAGES}
-    assert specs["intro"].prefill == {"contact": "contact"}
+    assert set(specs["intro"].prefill) == {"clientName", "company", "role", "contact"}
     assert specs["budget"].prefill == {
-        "money": "budget",
+        "budget": "budget",
         "currency": "currency",
         "deadline": "deadline",
     }
-    assert specs["extra"].prefill == {"urls": "references"}
+    assert specs["extra"].prefill == {"references": "references"}
+    # each finding goes to one stage only
+    taken = [finding for spec in STAGES for finding in spec.prefill]
+    assert len(taken) == len(set(taken))
     assert specs["intro"].locks == {"clientName": "client_name"}
     assert specs["vision"].locks == {"productName": "product_name", "brandTone": "brand_tone"}
-    assert all(set(spec.prefill) <= set(PREFILL_KINDS) for spec in STAGES)
+    assert all(set(spec.prefill) <= set(FINDING_FIELDS) for spec in STAGES)
     lock_keys = [key for spec in STAGES for key in spec.locks.values()]
     assert len(lock_keys) == len(set(lock_keys))
 
