@@ -36,6 +36,9 @@ from webhooks.events import brief_completed_emit
 Kind = BriefingEvent.Kind
 # The turn `meta` key counting claims that expired with their worker.
 CLAIMS_LOST = "claims_lost"
+# The turn `meta` key of a client's message after completion (appended to the brief).
+ADDITIONAL_REQUEST = "additional_request"
+ADDITIONAL_REQUEST_EVENT_CHARS = 500
 # The languages a brief is written in; a conversation in another one gets an English brief.
 BRIEF_LANGUAGES = ("ru", "uk", "en")
 
@@ -226,6 +229,8 @@ def _decide(work: _TurnWork) -> None:
         )
         work.event(Kind.GUARD_ANSWERED, guard=verdict.kind, matched=verdict.matched)
         return
+    if project.status == Project.Status.COMPLETED and ADDITIONAL_REQUEST not in turn.meta:
+        _additional_request(work)
     if project.status == Project.Status.COMPLETED:
         work.replies.append(_Reply(code_text("already_completed", language), ""))
         return
@@ -594,10 +599,32 @@ def _advance(work: _TurnWork, *, after: StageRun, call: Any) -> None:
     _complete(work, call=call)
 
 
-def _finish(project: Project, stages: list[StageRun]) -> None:
-    """The final brief, validated, and its markdown summary, both written by code."""
+def _additional_request(work: _TurnWork) -> None:
+    """A client's message after completion is a request the brief did not hold: it is
+    appended to the brief (and its markdown) as an additional request, and flagged to the
+    producer with an event, whatever the message is answered with."""
+    project, turn = work.project, work.turn
+    turn.meta = {**turn.meta, ADDITIONAL_REQUEST: True}
+    received = timezone.localtime(turn.created_at or timezone.now())
+    request = {"text": turn.text, "receivedAt": received.isoformat(timespec="seconds")}
+    completed_at = project.completed_at
+    _finish(project, work.stages, add_request=request)
+    project.completed_at = completed_at
+    work.event(Kind.ADDITIONAL_REQUEST, text=turn.text[:ADDITIONAL_REQUEST_EVENT_CHARS])
+
+
+def _finish(
+    project: Project, stages: list[StageRun], *, add_request: dict[str, str] | None = None
+) -> None:
+    """The final brief, validated, and its markdown summary, both written by code. The
+    client's additional requests are kept (a producer's change writes the brief again)."""
     language = project.language if project.language in BRIEF_LANGUAGES else "en"
-    brief = Brief.from_profile({s.key: s.fields for s in stages}, language=language)
+    requests = list((project.brief or {}).get("additionalRequests") or [])
+    if add_request is not None:
+        requests.append(add_request)
+    brief = Brief.from_profile(
+        {s.key: s.fields for s in stages}, language=language, additional_requests=requests
+    )
     project.brief = brief.model_dump(mode="json")
     project.summary_markdown = brief_markdown(
         brief, title=project.title, language=language,
