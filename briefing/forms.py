@@ -3,6 +3,7 @@ editors of stage fields (one input per field, its kind read from the stage's sch
 
 from __future__ import annotations
 
+import datetime
 import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -11,10 +12,15 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from django import forms
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
+from django.utils.translation import get_language
 
+from briefing.errors import ApplicationError
+from briefing.labels import field_label, label_language
 from briefing.models import Project
+from briefing.stages import read_budget
 from briefing.stages.base import LANGUAGES, StageSpec, is_empty
 from briefing.status import WaitingFor
+from llmkit.extract import find_deadlines
 
 _LANGUAGE_NAMES = {"ru": "Russian", "uk": "Ukrainian", "en": "English"}
 LANGUAGE_CHOICES = tuple((code, _LANGUAGE_NAMES.get(code, code)) for code in LANGUAGES)
@@ -125,7 +131,9 @@ def field_kind(spec: StageSpec, name: str) -> tuple[FieldKind, tuple[str, ...]]:
 
 def field_value(spec: StageSpec, name: str, raw: str) -> Any:
     """A posted string as the value the stage's schema validates (the service says whether
-    it is valid): one list item per line, yes/no for a flag, blank for unknown."""
+    it is valid): one list item per line, yes/no for a flag, blank for unknown. Amounts and
+    dates are read as the bot reads a client ("1,2 млн", "1 200 000 ₽"; "20 мая" → an ISO
+    date); an amount that cannot be read is an ApplicationError that says so in words."""
     kind, _ = field_kind(spec, name)
     raw = raw.replace("\x00", "")
     if kind == "list":
@@ -134,9 +142,21 @@ def field_value(spec: StageSpec, name: str, raw: str) -> Any:
         return raw.strip().lower() in ("true", "yes", "on", "1")
     if not raw.strip():
         return None
+    finding = {target: found for found, target in spec.prefill.items()}.get(name)
     if kind == "int":
-        # "450 000" as people type it; anything else is left for the schema to refuse.
-        return "".join(raw.split())  # no-break and thin spaces are whitespace too
+        amount = read_budget(raw, "ru")
+        if amount is None:
+            label = field_label(spec.key, name, label_language(get_language()))
+            raise ApplicationError(
+                f"{label}: “{raw.strip()[:60]}” is not an amount; write it as 1 200 000, "
+                "1,2 млн or 500 тыс.",
+                extra={"field": name},
+            )
+        return amount
+    if finding == "deadline":
+        # The date the bot would read from the same words, else the words themselves.
+        deadlines = find_deadlines(raw, today=datetime.date.today())
+        return deadlines[0].value.isoformat() if deadlines else raw.strip()
     return raw.strip()
 
 

@@ -320,9 +320,35 @@ def test_correct_a_field_valid_and_invalid(producer_client, project):
     assert response.status_code == 400
     content = response.content.decode()
     assert content.lstrip().startswith('<article id="stage-budget"')
-    assert re.search(r'role="alert">budget: [^<]*integer', content)
+    assert re.search(r'role="alert">Budget: “a lot” is not an amount; write it as', content)
     assert 'value="a lot"' in content  # what the producer typed stays in place
     assert stage(project, "budget").fields["budget"] == 450_000
+
+
+@pytest.mark.parametrize(
+    ("typed", "stored"),
+    [
+        ("1,2 млн", 1_200_000),
+        ("1 200 000 ₽", 1_200_000),
+        ("500 тыс.", 500_000),
+        ("450000", 450_000),
+    ],
+)
+def test_a_budget_is_read_as_people_type_it(producer_client, project, typed, stored):
+    response = act(producer_client, project, "correct", stage="budget", field="budget",
+                   value=typed)  # fmt: skip
+    assert response.status_code == 200
+    assert stage(project, "budget").fields["budget"] == stored
+
+
+def test_a_deadline_in_words_is_stored_as_the_date_the_bot_would_read(producer_client, project):
+    act(producer_client, project, "correct", stage="budget", field="deadline",
+        value="20 мая")  # fmt: skip
+    deadline = stage(project, "budget").fields["deadline"]
+    assert re.fullmatch(r"20\d\d-05-20", deadline)
+    act(producer_client, project, "correct", stage="budget", field="deadline",
+        value="как можно скорее")  # fmt: skip
+    assert stage(project, "budget").fields["deadline"] == "как можно скорее"
 
 
 def test_correct_list_and_flag_fields(producer_client, project):
@@ -341,7 +367,7 @@ def test_correct_without_htmx_redirects_with_the_outcome_in_messages(producer_cl
     assert response.status_code == 302
     assert response["Location"] == f"{detail(project)}#stage-budget"
     page = producer_client.get(response["Location"]).content.decode()
-    assert "budget: " in page
+    assert "Budget: “a lot” is not an amount" in page
     response = act(producer_client, project, "correct", htmx=False, stage="intro",
                    field="clientName", value="Анна")  # fmt: skip
     assert response.status_code == 302

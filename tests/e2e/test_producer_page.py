@@ -54,7 +54,7 @@ def test_a_producers_day(live_server, browser, page, producer):
         card.locator("input#f-budget-budget").fill("a lot")
         card.locator("tr:has(#f-budget-budget) button").click()
         page.locator("#stage-budget .error").wait_for()
-        assert "integer" in page.locator("#stage-budget .error").inner_text()
+        assert "is not an amount" in page.locator("#stage-budget .error").inner_text()
         page.locator("input#f-budget-budget").fill("450 000")
         page.locator("#stage-budget tr:has(#f-budget-budget) button").click()
         # A function, not an expression: Playwright evals expressions, which the CSP forbids.
