@@ -559,6 +559,43 @@ def _two_capitals(text: str) -> bool:
     return bool(re.search(rf"[^.!?\s]\s+{_NAME_WORD}\s+{_NAME_WORD}", text))
 
 
+_ROLE_WORD = (
+    r"(?:[\w’']+-)?(?:маркетолог|директор|руковод|керівни|основател|засновни|співзасновни|"
+    r"сооснователь|владел|власни|продюсер|менеджер|главврач|головлікар|бренд-менеджер|"
+    r"head|founder|co-founder|owner|director|manager|producer|marketer|lead|ceo|cmo|cto|coo)"
+)
+# "…, директор по маркетингу компании …", "I'm the owner", "head of marketing at …",
+# "я маркетолог": a role word right after the name (or after "я" / "I'm"), with the words
+# that qualify it ("по маркетингу", "of marketing", "отдела рекламы").
+_ROLE = re.compile(
+    r"(?:,\s*|\s[—–-]\s*|(?<![\w])(?:я|i['’]m|i\s+am)\s+)(?:(?:the|a|an)\s+)?"
+    rf"(?P<role>(?:(?!(?:я|i|the|a|an)\s)[\w’'-]+\s+)?{_ROLE_WORD}[\w’'-]*)",
+    re.IGNORECASE,
+)
+_ROLE_TAIL = re.compile(r"\s+(?P<word>[a-zа-яёіїєґ’'-]+)")
+_ROLE_STOP = frozenset({"at", "in", "for", "from", "and", "в", "из", "у", "з", "і", "и", "та", "й"})
+MAX_ROLE_TAIL = 3
+
+
+def _read_role(c: _Collector) -> None:
+    name = next((f for f in c.findings if f.field == "clientName"), None)
+    if name is None:
+        return
+    match = _ROLE.search(c.text, name.end, min(len(c.text), name.end + 80))
+    if match is None or c.overlaps(match.start("role"), match.end("role")):
+        return
+    end = match.end("role")
+    for _ in range(MAX_ROLE_TAIL):  # "по маркетингу", "of marketing", "отдела рекламы"
+        tail = _ROLE_TAIL.match(c.text, end)
+        if tail is None or tail.group("word") in _ROLE_STOP or _ORG_NOUNS.match(tail.group("word")):
+            break
+        end = tail.end()
+    role = c.text[match.start("role") : end]
+    # "founder of Fitloop LLC": the preposition before a name stays out
+    role = re.sub(r"\s+(?:of|по|з|із|with|for)$", "", role, flags=re.IGNORECASE)
+    c.add("role", role, match.start("role"), match.start("role") + len(role), 0.75)
+
+
 def _has_inner_capital(text: str) -> bool:
     """A capitalised word that does not open a sentence: worth running the NER."""
     return bool(re.search(rf"[^.!?\s]\s+[{_UP}][{_LOW}]", text))
@@ -753,6 +790,7 @@ def _read_cached(
     _read_money(c)
     _read_companies_and_products(c)
     _read_names(c)
+    _read_role(c)
     labelled = [(f.start, f.end) for f in c.findings if f.field in dict(_LABELS)]
     corrected = [f.start for f in c.findings if f.kind == CORRECTION]
     answer = _answer_text(text, sentences, labelled, corrected)

@@ -178,3 +178,20 @@ def test_greetings_are_chatter(text):
 )
 def test_an_answer_that_starts_with_yes_or_a_greeting_is_no_chatter(text):
     assert not is_chatter(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "role"),
+    [
+        (
+            "Добрый день, я Марк Левин, руководитель отдела рекламы.",
+            "ru",
+            "руководитель отдела рекламы",
+        ),
+        ("Мене звати Ганна Бойко, я засновниця кав'ярні.", "uk", "засновниця"),
+        ("Hello, I'm Ruth Adler, the owner.", "en", "owner"),
+        ("Hi! Sarah Lin here, founder of Fitloop LLC.", "en", "founder"),
+    ],
+)
+def test_the_role_after_the_name(text, language, role):
+    assert value(read(text, language), "role") == role
