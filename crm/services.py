@@ -546,6 +546,23 @@ def lead_create_by_hand(*, message: InboundMessage, user: Any, data: dict[str, A
     return lead
 
 
+# A lead's summary is a sentence; a briefing's title is read in a list, so it is cut short.
+TITLE_SUMMARY_CHARS = 60
+
+
+def lead_briefing_title(lead: Lead) -> str:
+    """A short title for a briefing started from `lead` (labelled by lead_labels): what and
+    for whom ("Video production — Иван"), either alone, else the summary's first words."""
+    parts = [part for part in (lead.product_label, lead.client_name.strip()) if part]
+    if parts:
+        return " — ".join(parts)[:200]
+    summary = " ".join(lead.summary.split())
+    if len(summary) > TITLE_SUMMARY_CHARS:
+        cut = summary[: TITLE_SUMMARY_CHARS + 1].rsplit(" ", 1)[0].rstrip(" ,.;:—-")
+        summary = (cut or summary[:TITLE_SUMMARY_CHARS]) + "…"
+    return summary or f"Lead {lead.pk}"
+
+
 def lead_start_briefing(*, lead: Lead, user: Any):
     """Start a briefing project for the lead, carrying the client's name, contact and
     language. Once: a lead whose briefing exists gets that one back."""
@@ -556,10 +573,9 @@ def lead_start_briefing(*, lead: Lead, user: Any):
         if locked.project_id:
             return locked.project
         contact = (locked.phones or locked.emails or [""])[0]
-        product = lead_labels([locked])[0].product_label
-        title = product or locked.summary or f"Lead {locked.pk}"
+        title = lead_briefing_title(lead_labels([locked])[0])
         project = project_create(
-            title=title[:200], client_name=locked.client_name, client_contact=contact,
+            title=title, client_name=locked.client_name, client_contact=contact,
             language=locked.language if locked.language in LANGUAGES else "ru", producer=user,
             known_source="lead",
         )  # fmt: skip
