@@ -31,6 +31,7 @@ from crm.selectors import (
     leads_filtered,
     message_dead_letters,
 )
+from llmkit.extract import normalise_email, normalise_phone
 
 VIEW_LEADS = "crm.view_lead"
 CHANGE_LEADS = "crm.change_lead"
@@ -279,7 +280,9 @@ class LeadByHandForm:
 
 def _initial_form(message: InboundMessage, catalogue: Catalogue) -> LeadByHandForm:
     """Prefilled with what the machine read (a bare greeting still has its intent and
-    summary), else with the sender's name."""
+    summary), else with the sender's name, and the sender's address in the field it fits:
+    an e-mail address as an e-mail, "whatsapp:+7 916…" as a phone, a messenger's user id
+    ("telegram:77001") in neither (the message keeps it; the form would refuse it)."""
     read = message.extracted if isinstance(message.extracted, dict) else {}
 
     def text(name: str) -> str:
@@ -298,8 +301,8 @@ def _initial_form(message: InboundMessage, catalogue: Catalogue) -> LeadByHandFo
             "budget_rub": text("budget_rub"),
             "urgency_days": text("urgency_days"),
             "needs_call_back": bool(read.get("needs_call_back")),
-            "phones": lines("phones"),
-            "emails": lines("emails") or message.sender,
+            "phones": lines("phones") or (normalise_phone(message.sender or "") or ""),
+            "emails": lines("emails") or (normalise_email(message.sender or "") or ""),
             "summary": text("summary") or message.subject[:200],
         }
     )
