@@ -18,6 +18,8 @@ SCOPE_PERMISSIONS = {
     "briefings:write": "briefing.add_turn",
     "leads:read": "crm.view_lead",
     "dlq:read": "dlq.view_deadletter",
+    "studio:read": "studio.view_ratecarditem",
+    "calendar:write": "studio.change_calendarperiod",
 }
 # How often last_used_at is written: not on every request.
 LAST_USED_RESOLUTION_S = 60
@@ -109,5 +111,5 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
             "type": "http",
             "scheme": "bearer",
             "description": "An API token made by an admin (scopes: briefs:read, "
-            "briefings:read, briefings:write, leads:read, dlq:read).",
+            "briefings:read, briefings:write, leads:read, dlq:read, studio:read, calendar:write).",
         }

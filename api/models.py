@@ -15,6 +15,8 @@ SCOPES = {
     "briefings:write": "create briefings and post client messages",
     "leads:read": "read leads",
     "dlq:read": "read dead letters",
+    "studio:read": "read the studio's rate card, portfolio and production calendar",
+    "calendar:write": "push and remove production calendar periods",
 }
 TOKEN_PREFIX = "bp_"  # noqa: S105 (what every token starts with, not a secret)
 

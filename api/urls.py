@@ -4,6 +4,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from api import views
+from studio import api as studio
 
 LIST, DETAIL = {"get": "list"}, {"get": "retrieve"}
 
@@ -21,6 +22,14 @@ urlpatterns = [
     path("leads/<int:pk>/", views.LeadViewSet.as_view(DETAIL), name="lead"),
     path("dead-letters/", views.DeadLetterViewSet.as_view(LIST), name="dead_letters"),
     path("dead-letters/<int:pk>/", views.DeadLetterViewSet.as_view(DETAIL), name="dead_letter"),
+    path("studio/rate-card/", studio.RateCardList.as_view(), name="rate_card"),
+    path("studio/portfolio/", studio.PortfolioList.as_view(), name="portfolio"),
+    path("studio/calendar/", studio.CalendarList.as_view(), name="calendar"),
+    path(
+        "studio/calendar/<str:external_id>/",
+        studio.CalendarPeriodDelete.as_view(),
+        name="calendar_period",
+    ),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves its start-up script as a file: the CSP allows no inline script.
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema"), name="docs"),

@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 
 from api import serializers as s
 from api.models import ApiToken, TokenProject
+from api.pagination import Keyset
 from briefing.access import projects_for_user
 from briefing.brief import Brief, brief_json_schema
 from briefing.models import BriefingEvent, Project
@@ -46,12 +47,15 @@ class BriefingView:
 
 
 class BriefingList(BriefingView, generics.ListAPIView):
-    """The briefings this caller may see, newest first; POST creates one."""
+    """The briefings this caller may see, newest first, a page at a time (follow `next`);
+    POST creates one."""
 
     serializer_class = s.BriefingSerializer
+    pagination_class = Keyset
+    keyset = ("-created_at", "-id")
 
     def get_queryset(self):
-        return projects_for(self.request).order_by("-created_at", "-id")
+        return projects_for(self.request)
 
     @extend_schema(request=s.BriefingCreateSerializer, responses={201: s.BriefingSerializer})
     def post(self, request: Request) -> Response:
@@ -190,10 +194,12 @@ class BriefScope:
 
 
 class BriefList(BriefScope, generics.ListAPIView):
-    """Completed briefs, oldest completion first; `?since=` (ISO 8601) gives the ones
-    completed after that moment."""
+    """Completed briefs, oldest completion first, a page at a time (follow `next`);
+    `?since=` (ISO 8601) gives the ones completed after that moment."""
 
     serializer_class = s.BriefSummarySerializer
+    pagination_class = Keyset
+    keyset = ("completed_at", "id")
 
     @extend_schema(
         parameters=[OpenApiParameter("since", OpenApiTypes.DATETIME, description="ISO 8601")]
@@ -202,7 +208,7 @@ class BriefList(BriefScope, generics.ListAPIView):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
-        projects = self.completed().order_by("completed_at", "id")
+        projects = self.completed()
         since = self.request.query_params.get("since")
         if since is not None:
             field = serializers.DateTimeField()

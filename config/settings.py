@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "crm",
     "dlq",
     "webhooks",
+    "studio",
 ]
 
 MIDDLEWARE = [
