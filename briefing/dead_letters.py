@@ -3,6 +3,7 @@ the stage agent would have, and a replay runs the turn's stage agent again."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.urls import reverse
@@ -29,14 +30,31 @@ def _turn(letter: DeadLetter) -> Turn:
     return turn
 
 
+def _turn_link(turn: Turn) -> SourceLink:
+    """The briefing by its title and client, as people know it, and the turn in it."""
+    project = turn.project
+    client = f" · {project.client_name}" if project.client_name else ""
+    url = reverse("project_detail", args=[turn.project_id])
+    return SourceLink(f"{project.title}{client} (turn {turn.seq})", url)
+
+
 class BriefingTurnSource:
     def link(self, letter: DeadLetter) -> SourceLink | None:
         try:
             turn = _turn(letter)
         except ApplicationError:
             return None
-        url = reverse("project_detail", args=[turn.project_id])
-        return SourceLink(f"{turn.project} (turn {turn.seq})", url)
+        return _turn_link(turn)
+
+    def links(self, letters: Sequence[DeadLetter]) -> dict[int, SourceLink]:
+        """A page of letters' briefings in one query."""
+        ids = {int(letter.source_id) for letter in letters if letter.source_id.isdigit()}
+        turns = Turn.objects.select_related("project").in_bulk(ids)
+        return {
+            letter.pk: _turn_link(turns[int(letter.source_id)])
+            for letter in letters
+            if letter.source_id.isdigit() and int(letter.source_id) in turns
+        }
 
     def answer_check(self, letter: DeadLetter, raw: str) -> ParseOutcome:
         return stage_answer_check(turn=_turn(letter), raw=raw)

@@ -5,7 +5,8 @@ app imports none of them; each registers its source when Django starts (`AppConf
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -51,6 +52,28 @@ _SOURCES: dict[str, DeadLetterSource] = {}
 
 def dead_letter_source_register(kind: str, source: DeadLetterSource) -> None:
     _SOURCES[kind] = source
+
+
+def dead_letter_links(letters: Sequence[DeadLetter]) -> dict[int, SourceLink]:
+    """Where each of a page of letters belongs (letter pk → link; a gone object has none).
+    A source with `links(letters)` is asked once for all of its letters, not once each."""
+    by_kind: dict[str, list[DeadLetter]] = defaultdict(list)
+    for letter in letters:
+        by_kind[letter.source_kind].append(letter)
+    found: dict[int, SourceLink] = {}
+    for kind, group in by_kind.items():
+        source = _SOURCES.get(kind)
+        if source is None:
+            continue
+        batch = getattr(source, "links", None)
+        if batch is not None:
+            found.update(batch(group))
+            continue
+        for letter in group:
+            link = source.link(letter)
+            if link is not None:
+                found[letter.pk] = link
+    return found
 
 
 def dead_letter_source(letter: DeadLetter) -> DeadLetterSource:

@@ -25,7 +25,7 @@ from dlq.selectors import (
     dead_letter_groups,
     dead_letters_filtered,
 )
-from dlq.sources import dead_letter_source, dead_letter_supports_actions
+from dlq.sources import dead_letter_links, dead_letter_source, dead_letter_supports_actions
 
 VIEW_LETTERS = "dlq.view_deadletter"
 CHANGE_LETTERS = "dlq.change_deadletter"
@@ -68,6 +68,11 @@ def dead_letters(request: HtmxHttpRequest) -> HttpResponse:
         context["groups"] = _with_trend_heights(dead_letter_groups(status=status))
     else:
         page = Paginator(dead_letters_filtered(params), PAGE_SIZE).get_page(request.GET.get("page"))
+        # Each letter's source as people know it (a briefing's title, not "briefing_turn 48").
+        page.object_list = list(page.object_list)
+        links = dead_letter_links(page.object_list)
+        for letter in page.object_list:
+            letter.source_link = links.get(letter.pk)
         kept = {"view": "list", **{k: v for k, v in params.items() if v}}
         context.update(
             page=page,
