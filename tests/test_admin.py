@@ -13,7 +13,7 @@ from dlq.services import llm_check_run
 
 pytestmark = pytest.mark.django_db
 
-OUR_APPS = {"api", "briefing", "crm", "dlq", "webhooks"}
+OUR_APPS = {"api", "briefing", "crm", "dlq", "webhooks", "studio"}
 OURS = [m for m in admin.site._registry if m._meta.app_label in OUR_APPS]
 
 
@@ -48,6 +48,6 @@ def test_changelist_and_change_page_open(admin_client, data, model):
 def test_every_model_of_ours_is_in_the_admin():
     from django.apps import apps
 
-    apps_of_ours = ("briefing", "crm", "dlq", "webhooks")
+    apps_of_ours = ("briefing", "crm", "dlq", "webhooks", "studio")
     models = {m for app in apps_of_ours for m in apps.get_app_config(app).get_models()}
     assert models <= set(OURS)

@@ -1,0 +1,1 @@
+"""The studio's own data: its rate card, portfolio and production calendar."""

@@ -1,0 +1,103 @@
+"""The studio's rate card, portfolio and production calendar: the data its agents answer
+price, similar-work and deadline questions from (studio.tools), edited in the admin and
+pushed by the planning tools through the API."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import F, Q
+
+
+class Currency(models.TextChoices):
+    RUB = "RUB"
+    USD = "USD"
+    EUR = "EUR"
+    UAH = "UAH"
+
+
+class RateCardItem(models.Model):
+    """One service of the rate card: a price range per unit, and what moves it."""
+
+    code = models.SlugField(max_length=60, unique=True)
+    title = models.CharField(max_length=200)
+    kind = models.CharField(
+        max_length=40, help_text="The kind of work it prices: video, animation, photo, ..."
+    )
+    unit = models.CharField(max_length=60, help_text="What the price is for: a video, a day")
+    price_min = models.PositiveIntegerField()
+    price_max = models.PositiveIntegerField()
+    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
+    price_factors = models.TextField(blank=True, help_text="What changes the price")
+    # Working days such a job usually takes from start to delivery (the calendar check's need).
+    production_days = models.PositiveSmallIntegerField(default=15)
+    # Words a client uses for this service (ru/uk/en, stems end in *), for the tools' matching.
+    keywords = models.CharField(max_length=400, blank=True)
+    active = models.BooleanField(default=True)
+    order = models.PositiveSmallIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["order", "code"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(price_min__lte=F("price_max")), name="rate_card_min_not_above_max"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class PortfolioItem(models.Model):
+    """A finished work; only those with `may_be_shown` are ever offered to a client."""
+
+    title = models.CharField(max_length=200)
+    client = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=40)
+    tags = models.JSONField(default=list, blank=True)
+    year = models.PositiveSmallIntegerField()
+    link = models.URLField(blank=True)
+    may_be_shown = models.BooleanField(default=True)
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-year", "title"]
+        constraints = [
+            models.UniqueConstraint(fields=["title", "year"], name="portfolio_title_year_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.year})"
+
+
+class CalendarPeriod(models.Model):
+    """A stretch of the production calendar that is taken (busy) or pencilled (tentative).
+    Planning tools push these through the API, keyed by their own id."""
+
+    class Status(models.TextChoices):
+        BUSY = "busy"
+        TENTATIVE = "tentative"
+
+    starts_on = models.DateField()
+    ends_on = models.DateField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.BUSY)
+    note = models.CharField(max_length=200, blank=True)
+    source = models.CharField(max_length=60, default="admin", help_text="Who pushed it")
+    external_id = models.CharField(max_length=100, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["starts_on", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(starts_on__lte=F("ends_on")), name="calendar_period_ordered"
+            ),
+            models.UniqueConstraint(
+                fields=["source", "external_id"],
+                condition=~Q(external_id=""),
+                name="calendar_period_source_id_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.starts_on}–{self.ends_on} {self.status}"
