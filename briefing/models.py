@@ -60,10 +60,39 @@ class Project(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    # The inbox's facts (briefing.inbox), rewritten in the transaction of every change, so the
+    # dashboard reads one page of rows instead of aggregating turns and events.
+    waiting_for = models.CharField(max_length=10, default="client")
+    needs_reason = models.CharField(max_length=24, blank=True)  # why a person is needed now
+    needs_since = models.DateTimeField(null=True, blank=True)
+    last_activity_at = models.DateTimeField(null=True, blank=True)
+    read_seq = models.PositiveIntegerField(default=0)  # the last turn its producer opened
+    unread_count = models.PositiveIntegerField(default=0)  # client turns after read_seq
+    # The inbox order: rank 0 needs a person (key: since when, oldest first), 1 in progress,
+    # 2 completed (key: minus the last activity, newest first); in microseconds.
+    inbox_rank = models.PositiveSmallIntegerField(default=1)
+    inbox_key = models.BigIntegerField(default=0)
+    inbox_changed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-updated_at", "-id"]
         permissions = [("view_all_projects", "Can see and act on every producer's briefings")]
+        indexes = [
+            models.Index(fields=["inbox_rank", "inbox_key", "id"], name="project_inbox_order"),
+            models.Index(
+                fields=["producer", "inbox_rank", "inbox_key", "id"],
+                name="project_inbox_producer_order",
+            ),
+            models.Index(fields=["inbox_changed_at"], name="project_inbox_changed"),
+            models.Index(
+                fields=["producer", "inbox_changed_at"], name="project_inbox_producer_changed"
+            ),
+            models.Index(
+                fields=["producer"],
+                condition=models.Q(unread_count__gt=0),
+                name="project_unread_by_producer",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.title
@@ -240,6 +269,8 @@ class BriefingEvent(models.Model):
         STRONG_MODEL_SET = "strong_model_set"
         # The client wrote after completion: appended to the brief, the producer told.
         ADDITIONAL_REQUEST = "additional_request"
+        # A holding reply not followed up within BRIEFING_HOLDING_FOLLOW_UP_S: the producer.
+        FOLLOW_UP_REQUESTED = "follow_up_requested"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="events")
     turn = models.ForeignKey(Turn, on_delete=models.SET_NULL, null=True, blank=True)
@@ -253,6 +284,20 @@ class BriefingEvent(models.Model):
 
     class Meta:
         ordering = ["project", "id"]
+        # One briefing's events newest first (its last activity, the page) without a scan.
+        indexes = [models.Index(fields=["project", "id"], name="briefing_event_project_id")]
 
     def __str__(self) -> str:
         return f"{self.project_id} {self.kind}"
+
+
+class RevokedClientLink(models.Model):
+    """A client link that was rotated or revoked, kept so the client who opens it learns the
+    link is gone (410, in the briefing's language) instead of a bare 404."""
+
+    token = models.CharField(max_length=64, unique=True)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    revoked_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.project_id} link revoked {self.revoked_at:%Y-%m-%d}"

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from briefing.agents import StageCall, stage_agent_run
 from briefing.brief import Brief, brief_markdown
+from briefing.inbox import inbox_refresh
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.reading import reading_apply, reading_meta, turn_read
 from briefing.routing import cost_budget_exceeded, stage_call_options, turn_route_decide
@@ -676,6 +677,7 @@ def project_complete_if_done(project: Project) -> bool:
     _finish(project, stages)
     project.save()
     BriefingEvent.objects.create(project=project, kind=Kind.BRIEF_COMPLETED)
+    inbox_refresh(project_id=project.pk)
     brief_completed_emit(project)
     return True
 
@@ -735,3 +737,4 @@ def _write(work: _TurnWork) -> None:
     )
     for write in work.also_write:
         write()
+    inbox_refresh(project_id=project.pk)

@@ -37,10 +37,16 @@ def event_record(
     data: Mapping[str, Any] | None = None,
     actor: Any = None,
 ) -> BriefingEvent:
-    return BriefingEvent.objects.create(
+    from briefing.inbox import inbox_refresh
+
+    event = BriefingEvent.objects.create(
         project=project, kind=kind, turn=turn, stage_key=stage_key, data=dict(data or {}),
         actor=actor,
     )  # fmt: skip
+    # Every change a person or the client makes is an event: the inbox's facts follow in the
+    # same transaction.
+    inbox_refresh(project_id=project.pk)
+    return event
 
 
 def spec_for(project: Project, stage_key: str) -> StageSpec:
@@ -191,11 +197,11 @@ def _client_text_check(text: Any) -> str:
         raise ApplicationError("a message must be text")
     text = text.replace("\x00", "")
     if not text.strip():
-        raise ApplicationError("the message is empty")
+        raise ApplicationError("the message is empty", extra={"reason": "empty"})
     if len(text) > MAX_CLIENT_TEXT:
         raise ApplicationError(
             f"the message is {len(text)} characters long; the limit is {MAX_CLIENT_TEXT}",
-            extra={"limit": MAX_CLIENT_TEXT},
+            extra={"limit": MAX_CLIENT_TEXT, "reason": "too_long"},
         )
     return text
 
@@ -468,11 +474,20 @@ def _profile_sync(project: Project) -> None:
     project.save(update_fields=["profile", "updated_at"])
 
 
+def _client_link_retire(project: Project) -> None:
+    """Keep the old link's token: its client is told the link is gone (410), not 'no page'."""
+    from briefing.models import RevokedClientLink
+
+    if project.client_token:
+        RevokedClientLink.objects.get_or_create(token=project.client_token, project=project)
+
+
 @transaction.atomic
 def client_link_rotate(*, project: Project, user: Any) -> str:
     """A new link for the client; the old one stops working at once."""
     from briefing.models import _client_token
 
+    _client_link_retire(project)
     project.client_token = _client_token()
     project.save(update_fields=["client_token", "updated_at"])
     event_record(project=project, kind=Kind.CLIENT_LINK_ROTATED, actor=user)
@@ -482,6 +497,7 @@ def client_link_rotate(*, project: Project, user: Any) -> str:
 @transaction.atomic
 def client_link_revoke(*, project: Project, user: Any) -> None:
     """No link works any more until a producer makes a new one."""
+    _client_link_retire(project)
     project.client_token = None
     project.save(update_fields=["client_token", "updated_at"])
     event_record(project=project, kind=Kind.CLIENT_LINK_REVOKED, actor=user)
@@ -505,8 +521,8 @@ def takeover_release(*, project: Project, user: Any) -> None:
         raise ApplicationError("the briefing is not taken over")
     project.taken_over_by = None
     project.save(update_fields=["taken_over_by", "updated_at"])
-    event_record(project=project, kind=Kind.PRODUCER_RELEASED, actor=user)
     _requeue_waiting(project)
+    event_record(project=project, kind=Kind.PRODUCER_RELEASED, actor=user)
     _drain_queue(project.pk)
 
 
@@ -550,8 +566,8 @@ def project_resume(*, project: Project, user: Any) -> None:
         raise ApplicationError("only a paused briefing can be resumed")
     project.status = Project.Status.ACTIVE
     project.save(update_fields=["status", "updated_at"])
-    event_record(project=project, kind=Kind.PROJECT_RESUMED, actor=user)
     _requeue_waiting(project)
+    event_record(project=project, kind=Kind.PROJECT_RESUMED, actor=user)
     _drain_queue(project.pk)
 
 

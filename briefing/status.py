@@ -20,7 +20,7 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Coalesce, Greatest
+from django.db.models.functions import Coalesce
 
 from briefing.models import BriefingEvent, Project, StageRun, Turn
 from briefing.stages.base import StageSpec
@@ -54,8 +54,8 @@ def _count(queryset: QuerySet) -> Coalesce:
 
 
 def with_waiting_for(projects: QuerySet[Project]) -> QuerySet[Project]:
-    """Annotate `waiting_for` (one of WaitingFor) in SQL, so the dashboard can filter on it
-    and the project page reads the same rule: completed → nobody; taken over, paused, a
+    """Annotate `waiting_for_live` (one of WaitingFor) in SQL (the inbox stores its own, see
+    briefing.inbox): completed → nobody; taken over, paused, a
     client turn waiting for the producer, or a failed turn the producer has not answered →
     the producer; a client turn received or processing → the agent; else the client."""
     client_turns = Turn.objects.filter(project=OuterRef("pk"), role=Turn.Role.CLIENT)
@@ -70,7 +70,7 @@ def with_waiting_for(projects: QuerySet[Project]) -> QuerySet[Project]:
         Q(last_producer_seq__isnull=True) | Q(last_producer_seq__lt=F("last_client_seq"))
     )
     return projects.annotate(
-        waiting_for=Case(
+        waiting_for_live=Case(
             When(status=Project.Status.COMPLETED, then=Value(WaitingFor.NOBODY)),
             When(
                 Q(taken_over_by__isnull=False)
@@ -87,12 +87,12 @@ def with_waiting_for(projects: QuerySet[Project]) -> QuerySet[Project]:
 
 
 def with_dashboard_facts(projects: QuerySet[Project]) -> QuerySet[Project]:
-    """Everything a dashboard row shows, in one query (plus one for the stages)."""
+    """The flags a dashboard row shows beside its stored inbox facts; for the rows of one
+    page only (each is a correlated count over that briefing's rows)."""
     events = BriefingEvent.objects.filter(project=OuterRef("pk"))
-    last_event_at = Subquery(events.order_by("-id").values("created_at")[:1])
     dead_turns = Turn.objects.filter(project=OuterRef("pk"), call__dead_letter__status="open")
-    return with_waiting_for(projects).annotate(
-        last_activity=Greatest("updated_at", Coalesce(last_event_at, "updated_at")),
+    return projects.annotate(
+        dead_letter_id=Subquery(dead_turns.order_by("-seq").values("call__dead_letter__pk")[:1]),
         open_dead_letters=_count(dead_turns),
         lock_violations=_count(events.filter(kind=Kind.LOCK_VIOLATION_BLOCKED)),
         holding_replies=_count(events.filter(kind=Kind.HOLDING_REPLY_SENT)),
@@ -103,7 +103,7 @@ def waiting_for(project: Project) -> str:
     """Who one briefing waits for (the same SQL rule as the dashboard's)."""
     return (
         with_waiting_for(Project.objects.filter(pk=project.pk))
-        .values_list("waiting_for", flat=True)
+        .values_list("waiting_for_live", flat=True)
         .get()
     )
 

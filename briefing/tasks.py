@@ -34,3 +34,11 @@ def turns_sweep() -> int:
 @worker_ready.connect
 def _sweep_on_start(sender, **kwargs) -> None:
     turns_sweep.delay()
+
+
+@shared_task
+def holding_follow_ups() -> int:
+    """Ask producers to follow up holding replies whose dead letter waited too long."""
+    from briefing.inbox import holding_replies_overdue_flag
+
+    return holding_replies_overdue_flag()

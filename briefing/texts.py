@@ -47,6 +47,41 @@ _TEXTS: dict[str, dict[str, str]] = {
         "uk": "Вітаємо! Розкажіть про ваш проєкт — ми поставимо кілька запитань.",
         "en": "Hello! Tell us about your project and we will ask a few questions.",
     },
+    # The client's page while a person holds the briefing or a message waits for one.
+    "chat_producer_will_answer": {
+        "ru": "Ваш продюсер ответит вам здесь лично.",
+        "uk": "Ваш продюсер відповість вам тут особисто.",
+        "en": "Your producer will answer you here in person.",
+    },
+    "chat_new_messages": {
+        "ru": "Новые сообщения ↓",
+        "uk": "Нові повідомлення ↓",
+        "en": "New messages ↓",
+    },
+    "chat_empty": {
+        "ru": "Сообщение пустое — напишите что-нибудь.",
+        "uk": "Повідомлення порожнє — напишіть щось.",
+        "en": "The message is empty: please write something.",
+    },
+    # {limit}: the most characters a message may have.
+    "chat_too_long": {
+        "ru": "Сообщение слишком длинное (не больше {limit} символов) — оно не отправлено. "
+        "Разделите его на части.",
+        "uk": "Повідомлення задовге (не більше {limit} символів) — його не надіслано. "
+        "Розділіть його на частини.",
+        "en": "The message is too long (at most {limit} characters), so it was not sent. "
+        "Please split it.",
+    },
+    "chat_link_revoked": {
+        "ru": "Эта ссылка больше не действует. Попросите продюсера прислать новую.",
+        "uk": "Це посилання більше не діє. Попросіть продюсера надіслати нове.",
+        "en": "This link no longer works. Please ask your producer for a new one.",
+    },
+    "chat_link_unknown": {
+        "ru": "Такой страницы нет. Проверьте ссылку — возможно, в ней опечатка.",
+        "uk": "Такої сторінки немає. Перевірте посилання — можливо, в ньому помилка.",
+        "en": "There is no such page. Please check the link for a typo.",
+    },
 }
 
 

@@ -22,6 +22,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from briefing.access import project_for_user, projects_for_user
 from briefing.errors import ApplicationError
 from briefing.forms import DashboardFilterForm, ProjectNewForm, field_inputs, field_value
+from briefing.inbox import NEEDS, inbox_facts, inbox_mark_read, inbox_page, inbox_version
 from briefing.models import Project, StageRun, Turn
 from briefing.routing import briefing_cost, project_strong_model_set
 from briefing.services import (
@@ -48,7 +49,6 @@ from briefing.status import (
     activity_lines,
     stage_rows,
     status_lines,
-    waiting_for,
     with_dashboard_facts,
 )
 from config.http import HtmxHttpRequest
@@ -58,8 +58,8 @@ from dlq.models import DeadLetter
 DASHBOARD_TEMPLATE = "briefing/dashboard.html"
 DETAIL_TEMPLATE = "briefing/project_detail.html"
 NEW_TEMPLATE = "briefing/project_new.html"
-DASHBOARD_LIMIT = 200
 ACTIVITY_LINES = 30
+DASHBOARD_PAGE_SIZE = 50
 # Turns that may still change without a new turn being added (the poll re-renders then).
 OPEN_TURN = (Turn.Status.RECEIVED, Turn.Status.PROCESSING, Turn.Status.WAITING_PRODUCER)
 
@@ -74,21 +74,44 @@ def _get_project_for_user(request: HtmxHttpRequest, pk: int) -> Project:
 @login_required
 @require_GET
 def dashboard(request: HtmxHttpRequest) -> HttpResponse:
+    """The inbox: who needs a person first (the longest wait first), then the rest by last
+    activity, one keyset page (`after`) at a time. The 3-second refresh sends `since` (when
+    the shown briefings last changed) and gets 204 from one indexed query while nothing did."""
     visible = projects_for_user(request.user)
     filters = DashboardFilterForm(request.GET or None, projects=visible)
-    projects = list(
-        filters.filter(with_dashboard_facts(visible))
+    shown = filters.filter(visible)
+    version = inbox_version(shown)
+    if request.htmx and request.GET.get("since") == version:
+        return HttpResponse(status=204)
+    page, next_cursor = inbox_page(
+        shown, after=request.GET.get("after", ""), size=DASHBOARD_PAGE_SIZE
+    )
+    flags = {
+        p.pk: p
+        for p in with_dashboard_facts(Project.objects.filter(pk__in=[p.pk for p in page]))
         .select_related("producer")
         .prefetch_related(Prefetch("stages", queryset=StageRun.objects.order_by("order")))
-        .order_by("-last_activity", "-pk")[: DASHBOARD_LIMIT + 1]
-    )
+    }
+    projects = [flags[p.pk] for p in page if p.pk in flags]
     for project in projects:
         project.timeline = stage_rows(project, project.stages.all())
+        project.need = NEEDS.get(project.needs_reason)
+        project.own = project.producer_id == request.user.pk
+    query = request.GET.copy()
+    query.pop("since", None)
+    poll = query.copy()
+    poll["since"] = version
+    older = query.copy()
+    older["after"] = next_cursor
+    first = query.copy()
+    first.pop("after", None)
     context = {
         "filters": filters,
-        "projects": projects[:DASHBOARD_LIMIT],
-        "truncated": len(projects) > DASHBOARD_LIMIT,
-        "query": request.GET.urlencode(),
+        "projects": projects,
+        "query": query.urlencode(),
+        "poll_query": poll.urlencode(),
+        "older_query": older.urlencode() if next_cursor else "",
+        "first_query": first.urlencode() if request.GET.get("after") else None,
     }
     template = f"{DASHBOARD_TEMPLATE}#rows" if request.htmx else DASHBOARD_TEMPLATE
     return render(request, template, context)
@@ -169,7 +192,8 @@ def _detail_context(
     turns = list(project.turns.select_related("call", "author").order_by("seq"))
     call_ids = [t.call_id for t in turns if t.call_id]
     letters = {d.call_id: d for d in DeadLetter.objects.filter(call_id__in=call_ids)}
-    waiting = waiting_for(project)
+    facts = inbox_facts(project)
+    waiting = facts.waiting_for
     costs = ledger_turn_costs(project_id=project.pk)
     cards, placed = [], False
     for row in rows:
@@ -200,6 +224,9 @@ def _detail_context(
         if project.client_token
         else "",
         "waiting_for": waiting,
+        "need": facts.need,
+        "need_since": facts.needs_since,
+        "open_letter": next((d for d in letters.values() if d.status == "open"), None),
         "status_lines": status_lines(project, waiting=waiting, rows=rows, events=events),
         "activity": activity_lines(events, rows)[:ACTIVITY_LINES],
         "cards": cards,
@@ -207,6 +234,7 @@ def _detail_context(
         "turns": [TurnView(t, letters.get(t.call_id), costs.get(str(t.pk))) for t in turns],
         "last_seq": turns[-1].seq if turns else 0,
         "open_turns": sum(t.status in OPEN_TURN for t in turns),
+        "open_seqs": ",".join(str(t.seq) for t in turns if t.status in OPEN_TURN),
         "pending": any(t.status in (Turn.Status.RECEIVED, Turn.Status.PROCESSING) for t in turns),
         "locks": list(project.locks.select_related("set_by")),
         "lock_proposals": lock_proposals_pending(project),
@@ -238,9 +266,45 @@ def project_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             last, still_open = _transcript_state(project)
             if int(after) == last and (not open_turns.isdigit() or int(open_turns) == still_open):
                 return HttpResponse(status=204)
+        inbox_mark_read(project=project, user=request.user)  # its producer is looking
         context = _detail_context(request, project)
-        return _sections(request, context, "transcript", oob=("status", "controls", "brief"))
+        if after.isdigit():
+            return _transcript_update(request, context, after=int(after))
+        return _sections(request, context, "transcript", oob=("status", "brief"))
+    inbox_mark_read(project=project, user=request.user)
     return render(request, DETAIL_TEMPLATE, _detail_context(request, project))
+
+
+def _transcript_update(
+    request: HtmxHttpRequest,
+    context: dict[str, Any],
+    *,
+    after: int,
+    sections: tuple[str, ...] = ("poller", "status", "brief"),
+) -> HttpResponse:
+    """What the transcript poll swaps: the turns after `after`, appended (the ones shown are
+    never re-rendered, so a reader's scroll position and focus stay); turns still open
+    replaced in place out of band; and the poller itself, the status and the brief, out of
+    band. Controls are left alone: a poll never swaps a button away from the keyboard."""
+    views = context["turns"]
+    # The turns open at the last poll (`seqs`) may have changed since: each is swapped again.
+    seqs = request.GET.get("seqs") or request.POST.get("seqs") or ""
+    was_open = {int(n) for n in seqs.split(",") if n.isdigit()}
+    new = [v for v in views if v.turn.seq > after]
+    changed = [
+        v for v in views
+        if v.turn.seq <= after and (v.turn.seq in was_open or v.turn.status in OPEN_TURN)
+    ]  # fmt: skip
+    html = render_to_string(f"{DETAIL_TEMPLATE}#turn_list", {**context, "turn_views": new}, request)
+    html += render_to_string(
+        f"{DETAIL_TEMPLATE}#turn_list", {**context, "turn_views": changed, "oob": True}, request
+    )
+    html += render_to_string(
+        f"{DETAIL_TEMPLATE}#oob",
+        {**context, "oob_sections": sections},
+        request,
+    )
+    return HttpResponse(html)
 
 
 def _download(project: Project, kind: str) -> HttpResponse:
@@ -289,7 +353,7 @@ FOLLOW_UPS = ("status", "controls", "locks", "stages", "brief")
 def _follow_ups(action: str, section: str) -> tuple[str, ...]:
     shown = ("stages",) if section == "stage" else (section,)
     follow = tuple(s for s in FOLLOW_UPS if s not in shown)
-    return (*follow, "transcript") if action == "message" else follow
+    return follow
 
 
 def _sections(
@@ -393,7 +457,19 @@ def project_action(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     context = _detail_context(request, project)
     if section == "stage":
         context["card"] = _card(context, request.POST.get("stage", ""))
-    return _sections(request, context, section, oob=_follow_ups(action, section))
+    response = _sections(request, context, section, oob=_follow_ups(action, section))
+    if action == "message":
+        # The new message joins the transcript as the poller would add it: appended after the
+        # last turn the page shows (the form carries the poller's `after`).
+        after = request.POST.get("after", "")
+        if after.isdigit():
+            update = _transcript_update(request, context, after=int(after), sections=("poller",))
+            response.content += update.content
+        else:
+            response.content += render_to_string(
+                f"{DETAIL_TEMPLATE}#oob", {**context, "oob_sections": ("transcript",)}, request
+            ).encode()
+    return response
 
 
 def _problem(

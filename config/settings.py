@@ -103,6 +103,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "briefing.context_processors.inbox",
             ],
         },
     },
@@ -179,6 +180,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "briefing-turns-sweep": {"task": "briefing.tasks.turns_sweep", "schedule": 60.0},
+    "briefing-holding-follow-ups": {
+        "task": "briefing.tasks.holding_follow_ups",
+        "schedule": 60.0,
+    },
     "crm-inbound-sweep": {"task": "crm.tasks.inbound_sweep", "schedule": 60.0},
     "crm-imap-poll": {
         "task": "crm.tasks.imap_poll",
@@ -257,6 +262,9 @@ BRIEFING_TURN_LEASE_S = math.ceil(BRIEFING_TURN_BUDGET_S + LLM_LEASE_MARGIN_S)
 # A turn whose claim expired this many times (its worker died each time) is dead-lettered
 # with a holding reply instead of being claimed again.
 BRIEFING_TURN_MAX_LOST_CLAIMS = env_int("BRIEFING_TURN_MAX_LOST_CLAIMS", 2)
+# A holding reply whose dead letter is not fixed or replayed within this many seconds asks the
+# briefing's producer to follow up with the client themself (the inbox puts it first).
+BRIEFING_HOLDING_FOLLOW_UP_S = env_int("BRIEFING_HOLDING_FOLLOW_UP_S", 900)
 # Client messages allowed per briefing link and per sender address on the chat page (the
 # API's messages endpoint counts per briefing), each a list of <count>/<period>: a message
 # past any of them is refused (429), nothing stored or queued. Counted in the cache (see

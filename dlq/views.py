@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
@@ -40,6 +40,23 @@ PAGE_SIZE = 50
 def _get_dead_letter_for_user(request: HtmxHttpRequest, pk: int) -> DeadLetter:
     # The permission decorators already keep out whoever may not review dead letters.
     return get_object_or_404(DeadLetter.objects.select_related("resolved_by", "call"), pk=pk)
+
+
+def _own_briefing_letter(request: HtmxHttpRequest, pk: int) -> DeadLetter:
+    from briefing.access import projects_for_user
+    from briefing.models import Turn
+
+    letter = get_object_or_404(
+        DeadLetter.objects.select_related("resolved_by", "call"),
+        pk=pk, source_kind="briefing_turn",
+    )  # fmt: skip
+    turn_id = letter.source_id if letter.source_id.isdigit() else None
+    if (
+        turn_id is None
+        or not Turn.objects.filter(pk=turn_id, project__in=projects_for_user(request.user)).exists()
+    ):
+        raise Http404("No such dead letter")
+    return letter
 
 
 def _with_trend_heights(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -172,12 +189,16 @@ def _detail_context(
 
 
 @login_required
-@permission_required(VIEW_LETTERS, raise_exception=True)
 @require_GET
 def dead_letter_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """One dead letter whole: the client's text, each attempt's prompt and answer, the errors
-    and what was decided about it. For htmx (the poll while a replay runs) only its status."""
-    letter = _get_dead_letter_for_user(request, pk)
+    and what was decided about it. For htmx (the poll while a replay runs) only its status.
+    A producer without the review permission may read, not act on, a letter of a turn of a
+    briefing they can see (the inbox links it); any other letter is a 404 to them."""
+    if request.user.has_perm(VIEW_LETTERS):
+        letter = _get_dead_letter_for_user(request, pk)
+    else:
+        letter = _own_briefing_letter(request, pk)
     template = f"{DETAIL_TEMPLATE}#status" if request.htmx else DETAIL_TEMPLATE
     return render(request, template, _detail_context(letter))
 

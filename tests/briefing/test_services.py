@@ -128,7 +128,8 @@ def test_an_empty_message_is_refused_and_nothing_is_stored(project, text):
 def test_a_huge_message_is_refused_with_the_limit(project):
     with pytest.raises(ApplicationError) as error:
         turn_receive(project=project, text="x" * 20_001)
-    assert error.value.extra == {"limit": 20_000}
+    assert error.value.extra["limit"] == 20_000
+    assert error.value.extra["reason"] == "too_long"  # the chat page says it in the client's words
 
 
 def test_hostile_text_is_stored_as_written(project, say):

@@ -24,9 +24,16 @@ def chat_url(project):
     return f"/c/{project.client_token}/"
 
 
-def test_an_unknown_link_is_a_404(client):
-    assert client.get("/c/not-a-token/").status_code == 404
-    assert client.post("/c/not-a-token/", {"text": "hi"}).status_code == 404
+def test_an_unknown_link_is_a_404_in_the_browsers_language(client):
+    for language, words in (("uk", "Такої сторінки немає"), ("en", "There is no such page")):
+        page = client.get("/c/not-a-token/", headers={"Accept-Language": f"{language},ru;q=0.5"})
+        assert page.status_code == 404
+        assert words in page.content.decode()
+        assert f'lang="{language}"' in page.content.decode()
+    refused = client.post("/c/not-a-token/", {"text": "hi"})
+    assert refused.status_code == 404
+    assert "Такой страницы нет" in refused.content.decode()  # Russian when the browser says nothing
+    assert client.get("/c/not-a-token/messages/").status_code == 404
 
 
 def test_the_page_shows_the_conversation_in_the_clients_language(client, project, say):
@@ -54,28 +61,34 @@ def test_posting_without_javascript_stores_and_redirects(
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(chat_url(project), {"text": "Привет"})
     assert response.status_code == 302
-    assert response.headers["Location"] == chat_url(project)
+    # Back to the page at its newest message (an anchor: no JavaScript needed).
+    assert response.headers["Location"] == chat_url(project) + "#latest"
+    assert 'id="latest"' in client.get(chat_url(project)).content.decode()
     turn = project.turns.get(role=Turn.Role.CLIENT)
     assert turn.text == "Привет"
     assert turn.replies.count() == 1
 
 
-def test_posting_with_htmx_returns_the_conversation_fragment(client, project):
+def test_posting_with_htmx_appends_the_message(client, project):
     response = client.post(chat_url(project), {"text": "Привет"}, headers={"HX-Request": "true"})
     assert response.status_code == 200
     body = response.content.decode()
-    assert body.lstrip().startswith('<div id="conversation"')
+    # Appended to the conversation, never a re-rendered one.
+    assert body.lstrip().startswith('<div hx-swap-oob="beforeend:#conversation">')
+    assert 'id="conversation"' not in body
     assert "Привет" in body
     assert "<html" not in body
-    # The reply is still being worked on: the typing indicator shows and polling is fast.
-    assert "Печатает ответ" in body
+    # Queued, not yet being processed: no typing indicator, but polling is fast.
+    assert "Печатает ответ" not in body
     assert 'hx-trigger="every 1s"' in body
+    Turn.objects.filter(project=project).update(status=Turn.Status.PROCESSING)
+    assert "Печатает ответ" in client.get(chat_url(project)).content.decode()
 
 
 def test_an_empty_message_shows_a_clear_error_and_stores_nothing(client, project):
     response = client.post(chat_url(project), {"text": "   "})
     assert response.status_code == 400
-    assert "the message is empty" in response.content.decode()
+    assert "Сообщение пустое" in response.content.decode()  # the client's language
     assert not project.turns.exists()
 
 
@@ -90,9 +103,10 @@ def test_polling_answers_204_until_something_new_arrives(client, project, say):
     say(project, "Здравствуйте!")
     last = project.turns.order_by("-seq").first().seq
     url = f"{chat_url(project)}messages/"
-    assert client.get(url, {"after": last}).status_code == 204
+    state = re.search(r"state=([^\"&]*)", client.get(chat_url(project)).content.decode())[1]
+    assert client.get(url, {"after": last, "state": state}).status_code == 204
     say(project, "Анна")
-    fragment = client.get(url, {"after": last})
+    fragment = client.get(url, {"after": last, "state": state})
     assert fragment.status_code == 200
     assert "Анна" in fragment.content.decode()
 
@@ -102,12 +116,15 @@ def test_a_rotated_link_replaces_the_old_one_and_a_revoked_one_is_gone(client, p
 
     old = chat_url(project)
     client_link_rotate(project=project, user=producer)
-    assert client.get(old).status_code == 404
+    gone = client.get(old)
+    assert gone.status_code == 410  # the client learns the link is gone, in their language
+    assert "Эта ссылка больше не действует" in gone.content.decode()
     assert client.get(chat_url(project)).status_code == 200
     current = chat_url(project)
     client_link_revoke(project=project, user=producer)
     assert project.client_token is None
-    assert client.get(current).status_code == 404
+    assert client.get(current).status_code == 410
+    assert client.post(current, {"text": "hi"}).status_code == 410
     kinds = list(project.events.values_list("kind", flat=True))
     assert kinds == ["client_link_rotated", "client_link_revoked"]
 
@@ -140,8 +157,8 @@ def test_each_page_and_each_htmx_answer_bring_a_fresh_key(client, project):
     first = client.post(chat_url(project), {"text": "Привет", "idempotency_key": key}, headers=htmx)
     assert first.status_code == 200
     body = first.content.decode()
-    # The conversation is swapped in, and the form is replaced out of band with a new key.
-    assert body.lstrip().startswith('<div id="conversation"')
+    # The message is appended, and the form is replaced out of band with a new key.
+    assert body.lstrip().startswith('<div hx-swap-oob="beforeend:#conversation">')
     assert 'id="composer"' in body
     assert 'hx-swap-oob="true"' in body
     assert form_key(first) != key
@@ -344,7 +361,7 @@ def test_a_rate_limited_htmx_post_shows_the_message_in_place(client, project, se
     refused = send(client, project, "друге", htmx=True)
     assert refused.status_code == 429
     body = refused.content.decode()
-    assert body.lstrip().startswith('<div id="conversation"')
+    assert "beforeend:#conversation" not in body  # nothing was added
     assert "Забагато повідомлень поспіль" in body
     assert ">друге</textarea>" in body
     assert client_turns(project) == ["перше"]

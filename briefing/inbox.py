@@ -1,0 +1,293 @@
+"""The producer's inbox: which briefings need a person, since when and why, and how many
+client messages their producer has not read. The facts are computed from ONE briefing's rows
+and stored on it in the transaction of the change (`inbox_refresh`), so the dashboard reads a
+page of rows in index order and its idle refresh is one indexed query."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Max, Q, QuerySet, Sum
+from django.utils import timezone
+
+from briefing.models import BriefingEvent, Project, Turn
+from briefing.status import PENDING_TURN, WaitingFor
+
+Kind = BriefingEvent.Kind
+PAGE_SIZE = 50
+RANK_NEEDS, RANK_ACTIVE, RANK_DONE = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Need:
+    """A reason a person is needed: what the row says, what to do and where (an anchor of the
+    briefing's page)."""
+
+    label: str
+    todo: str
+    anchor: str
+
+
+# In the order they are looked for: the first that holds is the briefing's reason.
+NEEDS: dict[str, Need] = {
+    "after_completion": Need(
+        "the client wrote after completion",
+        "The brief is complete and the client wrote again: answer them yourself.",
+        "composer",
+    ),
+    "follow_up_due": Need(
+        "holding reply not followed up",
+        "The client got a holding reply and nobody fixed its dead letter in time: "
+        "write to the client yourself.",
+        "composer",
+    ),
+    "holding_reply": Need(
+        "holding reply sent",
+        "The agent's answer failed and the client got a holding reply: ask a manager to fix "
+        "the dead letter, or answer the client yourself.",
+        "composer",
+    ),
+    "human_request": Need(
+        "the client asks for a person",
+        "The client asked for a person and was told you will answer: write to them.",
+        "composer",
+    ),
+    "complaint": Need(
+        "the client complains",
+        "The client complained and was told you will answer: write to them.",
+        "composer",
+    ),
+    "client_waiting": Need(
+        "the client wrote while you hold the briefing",
+        "The briefing is paused or taken over and the client wrote: answer them, or resume / "
+        "release it to the agent.",
+        "composer",
+    ),
+    "lock_change": Need(
+        "a locked value to decide",
+        "The client proposes another value for a locked entity: accept or reject it.",
+        "locks",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class InboxFacts:
+    waiting_for: str
+    needs_reason: str
+    needs_since: datetime.datetime | None
+    last_activity_at: datetime.datetime | None
+    unread_count: int
+
+    @property
+    def need(self) -> Need | None:
+        return NEEDS.get(self.needs_reason)
+
+
+def _micros(moment: datetime.datetime | None) -> int:
+    return int(moment.timestamp() * 1_000_000) if moment else 0
+
+
+def inbox_facts(project: Project) -> InboxFacts:
+    """The facts of one briefing from its own rows (a handful of indexed queries)."""
+    turns = Turn.objects.filter(project_id=project.pk)
+    client_turns = turns.filter(role=Turn.Role.CLIENT)
+    last_client = client_turns.order_by("-seq").first()
+    last_producer_seq = turns.filter(role=Turn.Role.PRODUCER).aggregate(top=Max("seq"))["top"] or 0
+    events = BriefingEvent.objects.filter(project_id=project.pk)
+    unanswered = last_client is not None and last_client.seq > last_producer_seq
+    status = last_client.status if last_client else ""
+    reason, since = "", None
+    if project.status == Project.Status.COMPLETED:
+        after = client_turns.filter(seq__gt=last_producer_seq)
+        if project.completed_at:
+            after = after.filter(created_at__gt=project.completed_at)
+        first = after.order_by("seq").first()
+        if first is not None:
+            reason, since = "after_completion", first.created_at
+    elif unanswered and status == Turn.Status.FAILED:
+        overdue = events.filter(kind=Kind.FOLLOW_UP_REQUESTED, turn_id=last_client.pk).exists()
+        reason = "follow_up_due" if overdue else "holding_reply"
+        since = last_client.processed_at or last_client.created_at
+    elif unanswered and status == Turn.Status.WAITING_PRODUCER:
+        intent = (last_client.meta or {}).get("attention")
+        if intent:
+            reason = "complaint" if intent == "complaint" else "human_request"
+            since = last_client.created_at
+        else:
+            oldest = client_turns.filter(
+                status=Turn.Status.WAITING_PRODUCER, seq__gt=last_producer_seq
+            ).order_by("seq")
+            reason, since = "client_waiting", oldest.values_list("created_at", flat=True)[0]
+    if not reason:
+        proposal = _oldest_pending_proposal(events)
+        if proposal is not None:
+            reason, since = "lock_change", proposal
+    if project.status == Project.Status.COMPLETED:
+        waiting = WaitingFor.PRODUCER if reason else WaitingFor.NOBODY
+    elif (
+        reason
+        or project.taken_over_by_id
+        or project.status == Project.Status.PAUSED
+        or status == Turn.Status.WAITING_PRODUCER
+    ):
+        waiting = WaitingFor.PRODUCER
+    elif status in PENDING_TURN:
+        waiting = WaitingFor.AGENT
+    else:
+        waiting = WaitingFor.CLIENT
+    last_event = events.order_by("-id").values_list("created_at", flat=True).first()
+    return InboxFacts(
+        waiting_for=waiting,
+        needs_reason=reason,
+        needs_since=since,
+        last_activity_at=max(filter(None, (last_event, project.updated_at)), default=None),
+        unread_count=client_turns.filter(seq__gt=project.read_seq).count(),
+    )
+
+
+def _oldest_pending_proposal(events: QuerySet[BriefingEvent]) -> datetime.datetime | None:
+    proposals = list(
+        events.filter(kind=Kind.LOCK_CHANGE_PROPOSED).order_by("id").values_list("pk", "created_at")
+    )
+    if not proposals:
+        return None
+    decided = {
+        data.get("proposal")
+        for data in events.filter(
+            kind__in=[Kind.LOCK_CHANGE_ACCEPTED, Kind.LOCK_CHANGE_REJECTED]
+        ).values_list("data", flat=True)
+    }
+    return next((at for pk, at in proposals if pk not in decided), None)
+
+
+def _order(project: Project, facts: InboxFacts) -> tuple[int, int]:
+    if facts.needs_reason:
+        return RANK_NEEDS, _micros(facts.needs_since)
+    rank = RANK_DONE if project.status == Project.Status.COMPLETED else RANK_ACTIVE
+    return rank, -_micros(facts.last_activity_at)
+
+
+def inbox_refresh(*, project_id: int) -> InboxFacts:
+    """Recompute one briefing's inbox facts and store them (called inside the transaction of
+    every change: a turn's end, each recorded event, a dead letter's fix or replay)."""
+    project = Project.objects.get(pk=project_id)
+    facts = inbox_facts(project)
+    rank, key = _order(project, facts)
+    Project.objects.filter(pk=project_id).update(
+        waiting_for=facts.waiting_for, needs_reason=facts.needs_reason,
+        needs_since=facts.needs_since, last_activity_at=facts.last_activity_at,
+        unread_count=facts.unread_count, inbox_rank=rank, inbox_key=key,
+        inbox_changed_at=timezone.now(),
+    )  # fmt: skip
+    return facts
+
+
+def inbox_mark_read(*, project: Project, user: Any) -> bool:
+    """The briefing's own producer opened it: its client messages so far are read. Others
+    (a manager looking in) change nothing. True when something was marked."""
+    if project.producer_id is None or project.producer_id != getattr(user, "pk", None):
+        return False
+    if project.unread_count == 0:
+        return False
+    top = project.turns.aggregate(top=Max("seq"))["top"] or 0
+    marked = Project.objects.filter(pk=project.pk).update(
+        read_seq=top, unread_count=0, inbox_changed_at=timezone.now()
+    )
+    project.read_seq, project.unread_count = top, 0
+    return bool(marked)
+
+
+# --- reads -----------------------------------------------------------------------------------
+
+
+def inbox_cursor(project: Project) -> str:
+    return f"{project.inbox_rank}.{project.inbox_key}.{project.pk}"
+
+
+def _cursor_parse(cursor: str) -> tuple[int, int, int] | None:
+    parts = cursor.split(".")
+    if len(parts) != 3:
+        return None
+    try:
+        rank, key, pk = (int(part) for part in parts)
+    except ValueError:
+        return None
+    return rank, key, pk
+
+
+def inbox_page(
+    projects: QuerySet[Project], *, after: str = "", size: int = PAGE_SIZE
+) -> tuple[list[Project], str]:
+    """One page in inbox order (who needs a person first, the longest wait first; then the
+    rest by last activity), after the keyset cursor `after`. Returns the page and the cursor
+    of the next one ("" on the last page)."""
+    position = _cursor_parse(after) if after else None
+    if position is not None:
+        rank, key, pk = position
+        projects = projects.filter(
+            Q(inbox_rank__gt=rank)
+            | Q(inbox_rank=rank, inbox_key__gt=key)
+            | Q(inbox_rank=rank, inbox_key=key, pk__gt=pk)
+        )
+    rows = list(projects.order_by("inbox_rank", "inbox_key", "pk")[: size + 1])
+    more = len(rows) > size
+    rows = rows[:size]
+    return rows, inbox_cursor(rows[-1]) if more and rows else ""
+
+
+def inbox_version(projects: QuerySet[Project]) -> str:
+    """When anything the inbox shows last changed (one indexed MAX): the refresh's "since"."""
+    changed = projects.order_by().aggregate(at=Max("inbox_changed_at"))["at"]
+    return str(_micros(changed))
+
+
+def inbox_unread_total(user: Any) -> int:
+    """Unread client messages across the user's own briefings (the navigation's count)."""
+    if not getattr(user, "is_authenticated", False):
+        return 0
+    total = Project.objects.filter(producer=user, unread_count__gt=0).aggregate(
+        n=Sum("unread_count")
+    )["n"]
+    return total or 0
+
+
+# --- holding replies nobody followed up --------------------------------------------------------
+
+
+def holding_replies_overdue_flag(*, now: datetime.datetime | None = None) -> int:
+    """Ask the producer to follow up each holding reply whose dead letter was not fixed or
+    replayed within BRIEFING_HOLDING_FOLLOW_UP_S (once per turn). Returns how many."""
+    from django.db import transaction
+
+    now = now or timezone.now()
+    limit = now - datetime.timedelta(seconds=settings.BRIEFING_HOLDING_FOLLOW_UP_S)
+    flagged = BriefingEvent.objects.filter(kind=Kind.FOLLOW_UP_REQUESTED).values("turn_id")
+    overdue = (
+        Turn.objects.filter(
+            role=Turn.Role.CLIENT, status=Turn.Status.FAILED, processed_at__lte=limit
+        )
+        .exclude(pk__in=flagged)
+        .exclude(project__status=Project.Status.COMPLETED)
+        .values_list("pk", "project_id", "stage_key")
+    )
+    count = 0
+    for turn_id, project_id, stage_key in overdue:
+        seq = Turn.objects.filter(pk=turn_id).values_list("seq", flat=True).first() or 0
+        answered = Turn.objects.filter(
+            project_id=project_id, role=Turn.Role.PRODUCER, seq__gt=seq
+        ).exists()
+        if answered:  # the producer wrote to the client after it: nothing to ask
+            continue
+        with transaction.atomic():
+            BriefingEvent.objects.create(
+                project_id=project_id, turn_id=turn_id, kind=Kind.FOLLOW_UP_REQUESTED,
+                stage_key=stage_key,
+                data={"after_s": settings.BRIEFING_HOLDING_FOLLOW_UP_S},
+            )  # fmt: skip
+            inbox_refresh(project_id=project_id)
+        count += 1
+    return count

@@ -1,0 +1,273 @@
+"""The producer's inbox: each "needs you" state with its reason and since when, stored in the
+transaction of the change; the order, keyset pages, unread counts marked read by the producer,
+the idle refresh's 204, the follow-up of holding replies and the producer's read-only dead
+letter."""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from briefing.inbox import holding_replies_overdue_flag, inbox_page, inbox_refresh
+from briefing.models import BriefingEvent, Project, Turn
+from briefing.services import (
+    event_record,
+    lock_change_decide,
+    lock_set,
+    producer_message_post,
+    project_create,
+    project_pause,
+    project_resume,
+)
+from dlq.services import dead_letter_fix_apply
+from tests.briefing.conftest import FIXED_INTRO
+from tests.conftest import user_in_group
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def fresh(project) -> Project:
+    return Project.objects.get(pk=project.pk)
+
+
+@pytest.fixture
+def producer_client(client, producer):
+    client.force_login(producer)
+    return client
+
+
+def test_a_quiet_briefing_needs_nobody_and_waits_for_the_client(project, say):
+    say(project, "Здравствуйте! Хотим снять ролик.")
+    stored = fresh(project)
+    assert (stored.needs_reason, stored.waiting_for, stored.inbox_rank) == ("", "client", 1)
+    assert stored.unread_count == 1
+    assert stored.last_activity_at is not None
+
+
+def test_a_message_after_completion_needs_the_producer_until_they_answer(project, producer, say):
+    Project.objects.filter(pk=project.pk).update(
+        status=Project.Status.COMPLETED, completed_at=timezone.now()
+    )
+    project.refresh_from_db()
+    turn = say(project, "А субтитры сделаете?")
+    stored = fresh(project)
+    assert (stored.needs_reason, stored.waiting_for, stored.inbox_rank) == (
+        "after_completion", "producer", 0,
+    )  # fmt: skip
+    assert stored.needs_since == turn.created_at
+    producer_message_post(project=stored, text="Да, сделаем.", user=producer)
+    stored = fresh(project)
+    assert (stored.needs_reason, stored.waiting_for, stored.inbox_rank) == ("", "nobody", 2)
+
+
+def test_a_holding_reply_needs_the_producer_and_the_fix_follows_it_up(
+    project, producer, manager, dead_lettered_turn, scripted_model
+):
+    turn, letter = dead_lettered_turn
+    stored = fresh(project)
+    assert (stored.needs_reason, stored.waiting_for) == ("holding_reply", "producer")
+    assert stored.needs_since == turn.processed_at
+    scripted_model.answers({"message": "Как называется продукт?", "visionStatus": False})
+    dead_letter_fix_apply(dead_letter=letter, data=FIXED_INTRO, user=manager)
+    # The client's holding reply is followed by the fixed answer, and nobody is needed.
+    last = project.turns.order_by("-seq").first()
+    assert last.role == Turn.Role.AGENT
+    assert last.reply_to_id == turn.pk
+    assert fresh(project).needs_reason == ""
+
+
+def test_a_holding_reply_not_fixed_in_time_asks_the_producer_once(
+    project, settings, dead_lettered_turn
+):
+    turn, _ = dead_lettered_turn
+    settings.BRIEFING_HOLDING_FOLLOW_UP_S = 600
+    assert holding_replies_overdue_flag() == 0  # not yet
+    later = timezone.now() + datetime.timedelta(seconds=601)
+    assert holding_replies_overdue_flag(now=later) == 1
+    assert holding_replies_overdue_flag(now=later) == 0  # once per turn
+    assert fresh(project).needs_reason == "follow_up_due"
+    event = BriefingEvent.objects.get(kind=BriefingEvent.Kind.FOLLOW_UP_REQUESTED)
+    assert event.turn_id == turn.pk
+
+
+def test_a_request_for_a_person_needs_the_producer(project, say):
+    turn = say(project, "Здравствуйте!")
+    Turn.objects.filter(pk=turn.pk).update(
+        status=Turn.Status.WAITING_PRODUCER, meta={"attention": "human_request"}
+    )
+    inbox_refresh(project_id=project.pk)
+    assert (fresh(project).needs_reason, fresh(project).needs_since) == (
+        "human_request", turn.created_at,
+    )  # fmt: skip
+
+
+def test_a_paused_briefing_needs_the_producer_only_when_the_client_writes(project, producer, say):
+    project_pause(project=project, user=producer)
+    assert (fresh(project).needs_reason, fresh(project).waiting_for) == ("", "producer")
+    first = say(project, "Вы здесь?")
+    say(project, "Ау")
+    stored = fresh(project)
+    assert stored.needs_reason == "client_waiting"
+    assert stored.needs_since == first.created_at  # the longest wait counts
+    project_resume(project=stored, user=producer)
+    assert fresh(project).needs_reason == ""
+
+
+def test_a_proposed_lock_change_needs_a_decision(project, producer):
+    lock_set(project=project, key="client_name", value="Анна", user=producer)
+    proposal = event_record(
+        project=project, kind=BriefingEvent.Kind.LOCK_CHANGE_PROPOSED,
+        data={"key": "client_name", "old": "Анна", "new": "Анна Петрова", "evidence": "я Анна"},
+    )  # fmt: skip
+    assert (fresh(project).needs_reason, fresh(project).needs_since) == (
+        "lock_change", proposal.created_at,
+    )  # fmt: skip
+    lock_change_decide(project=project, proposal_id=proposal.pk, accept=False, user=producer)
+    assert fresh(project).needs_reason == ""
+
+
+# --- the dashboard -----------------------------------------------------------------------------
+
+
+def test_the_inbox_puts_who_waited_longest_first_then_the_latest_activity(
+    producer_client, producer, say
+):
+    quiet_old = project_create(title="Quiet old", producer=producer)
+    waiting_long = project_create(title="Waiting long", producer=producer)
+    waiting_short = project_create(title="Waiting short", producer=producer)
+    quiet_new = project_create(title="Quiet new", producer=producer)
+    for project in (waiting_long, waiting_short):
+        project_pause(project=project, user=producer)
+    say(waiting_long, "Первый вопрос")
+    say(waiting_short, "Второй вопрос")
+    say(quiet_old, "Привет")
+    say(quiet_new, "Привет")
+    content = producer_client.get(reverse("dashboard")).content.decode()
+    order = sorted(("Quiet old", "Waiting long", "Waiting short", "Quiet new"), key=content.index)
+    assert order == ["Waiting long", "Waiting short", "Quiet new", "Quiet old"]
+    # Each needs-you row says what to do and links where to do it.
+    assert f'href="/briefings/{waiting_long.pk}/#composer"' in content
+    assert f'href="/briefings/{quiet_new.pk}/#composer"' not in content
+
+
+def test_keyset_pages_cover_every_briefing_once(producer):
+    made = [project_create(title=f"B{i}", producer=producer) for i in range(5)]
+    seen, cursor = [], ""
+    while True:
+        page, cursor = inbox_page(Project.objects.all(), after=cursor, size=2)
+        seen += [p.pk for p in page]
+        if not cursor:
+            break
+    assert sorted(seen) == sorted(p.pk for p in made)
+    assert len(seen) == 5
+
+
+def test_the_dashboard_pages_with_a_cursor(producer_client, producer, monkeypatch):
+    monkeypatch.setattr("briefing.views_producer.DASHBOARD_PAGE_SIZE", 2)
+    for i in range(3):
+        project_create(title=f"Briefing {i}", producer=producer)
+    first = producer_client.get(reverse("dashboard")).content.decode()
+    assert first.count('class="project-row') == 2
+    older = first.split('href="/?')[1].split('"')[0].replace("&amp;", "&")
+    second = producer_client.get(f"/?{older}").content.decode()
+    assert second.count('class="project-row') == 1
+    assert "First page" in second
+
+
+def test_the_idle_refresh_is_204_after_one_query_of_its_own(producer_client, project, say):
+    page = producer_client.get(reverse("dashboard"), **HTMX).content.decode()
+    since = page.split("since=")[1].split('"')[0]
+    url = f"{reverse('dashboard')}?since={since}"
+    producer_client.get(url, **HTMX)  # the session and the user's permissions are cached now
+    with CaptureQueriesContext(connection) as queries:
+        assert producer_client.get(url, **HTMX).status_code == 204
+    inbox = [q["sql"] for q in queries.captured_queries if "briefing_project" in q["sql"]]
+    assert len(inbox) == 1, inbox
+    say(project, "Новое сообщение")
+    assert producer_client.get(url, **HTMX).status_code == 200
+
+
+def test_unread_counts_show_in_the_row_the_navigation_and_the_title(
+    producer_client, project, manager, say
+):
+    manager_client = Client()
+    manager_client.force_login(manager)
+    say(project, "Здравствуйте!")
+    say(project, "Меня зовут Анна")
+    page = producer_client.get(reverse("dashboard")).content.decode()
+    assert re.search(r"<title>\(2\) [^<]+</title>", page)
+    assert 'data-unread="2"' in page
+    assert 'data-unread-total="2"' in page
+    # A manager looking in marks nothing read; the producer opening the briefing does.
+    manager_client.get(reverse("project_detail", args=[project.pk]))
+    assert fresh(project).unread_count == 2
+    producer_client.get(reverse("project_detail", args=[project.pk]))
+    assert fresh(project).unread_count == 0
+    page = producer_client.get(reverse("dashboard")).content.decode()
+    assert re.search(r"<title>[^(<][^<]*</title>", page)
+    say(project, "И ещё вопрос")
+    assert fresh(project).unread_count == 1
+
+
+def test_the_briefing_page_says_what_to_do_and_links_the_dead_letter(
+    producer_client, project, dead_lettered_turn
+):
+    _, letter = dead_lettered_turn
+    content = producer_client.get(reverse("project_detail", args=[project.pk])).content.decode()
+    assert "data-needs-you" in content
+    assert reverse("dlq:dead_letter_detail", args=[letter.pk]) in content
+
+
+def test_a_producer_reads_their_own_dead_letter_but_cannot_act(
+    producer_client, client, dead_lettered_turn
+):
+    _, letter = dead_lettered_turn
+    url = reverse("dlq:dead_letter_detail", args=[letter.pk])
+    page = producer_client.get(url)
+    assert page.status_code == 200
+    content = page.content.decode()
+    assert "read-only-note" in content
+    assert reverse("dlq:dead_letter_fix", args=[letter.pk]) not in content
+    assert producer_client.post(reverse("dlq:dead_letter_fix", args=[letter.pk])).status_code == 403
+    client.force_login(user_in_group("stranger", "Producers"))
+    assert client.get(url).status_code == 404
+
+
+# --- the transcript appends --------------------------------------------------------------------
+
+
+def test_the_transcript_poll_appends_new_turns_only(producer_client, project, say):
+    say(project, "Здравствуйте!")
+    last = project.turns.order_by("-seq").first().seq
+    say(project, "Меня зовут Анна")
+    body = producer_client.get(
+        f"{reverse('project_detail', args=[project.pk])}?after={last}&open=0", **HTMX
+    ).content.decode()
+    assert '<div hx-swap-oob="beforeend:#turns">' in body
+    assert "Меня зовут Анна" in body
+    assert f'id="turn-{last + 1}"' in body
+    assert 'id="turn-1"' not in body  # the turns shown are left alone
+    assert 'id="transcript"' not in body
+    assert f"after={last + 2}" in body  # the poller moves on
+
+
+def test_a_producer_message_is_appended_after_what_the_page_shows(producer_client, project, say):
+    say(project, "Здравствуйте!")
+    last = project.turns.order_by("-seq").first().seq
+    response = producer_client.post(
+        reverse("project_action", args=[project.pk]),
+        {"action": "message", "text": "Добрый день, я продюсер.", "after": last},
+        **HTMX,
+    )
+    body = response.content.decode()
+    assert '<div hx-swap-oob="beforeend:#turns">' in body
+    assert "Добрый день, я продюсер." in body
+    assert 'id="turn-1"' not in body
