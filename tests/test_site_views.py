@@ -8,6 +8,12 @@ import pytest
 from tests.conftest import user_in_group
 
 
+@pytest.fixture(autouse=True)
+def english_back_office(settings):
+    """The texts asserted here are the English back office's (Russian is the default)."""
+    settings.LANGUAGE_CODE = "en"
+
+
 def test_favicon_is_served_from_the_vendored_file(client, db):
     response = client.get("/favicon.ico")
     assert response.status_code == 200

@@ -15,6 +15,13 @@ from briefing.services import field_correct, stage_force_close
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def english_back_office(settings):
+    """The texts asserted here are the English back office's (Russian is the default)."""
+    settings.LANGUAGE_CODE = "en"
+
+
 Kind = BriefingEvent.Kind
 
 

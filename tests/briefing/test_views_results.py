@@ -21,6 +21,13 @@ from tests.conftest import user_in_group
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def english_back_office(settings):
+    """The texts asserted here are the English back office's (Russian is the default)."""
+    settings.LANGUAGE_CODE = "en"
+
+
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 

@@ -22,6 +22,12 @@ from tests.dlq.test_selectors import make_letter
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def english_back_office(settings):
+    """The texts asserted here are the English back office's (Russian is the default)."""
+    settings.LANGUAGE_CODE = "en"
+
+
 @pytest.fixture
 def manager_client(client):
     client.force_login(user_in_group("manager", "Managers"))
