@@ -58,6 +58,8 @@ def _send(project, text):
 
 
 def overhead(briefings: int) -> None:
+    from django.db import connection
+
     import briefing.tasks
     from briefing.services import project_create
     from dlq.models import StructuredCall
@@ -67,24 +69,36 @@ def overhead(briefings: int) -> None:
     processing: list[float] = []
     drain = briefing.tasks.project_turns_drain
 
+    # SQL statements per turn, counted on the connection: processing apart from storing.
+    statements = [0]
+    processing_statements: list[int] = []
+
+    def count(execute, sql, params, many, context):
+        statements[0] += 1
+        return execute(sql, params, many, context)
+
     def timed_drain(**kwargs):
-        before = time.perf_counter()
+        before, counted = time.perf_counter(), statements[0]
         try:
             return drain(**kwargs)
         finally:
             processing.append(time.perf_counter() - before)
+            processing_statements.append(statements[0] - counted)
 
     briefing.tasks.project_turns_drain = timed_drain
     per_turn_ms: list[float] = []
     processing_ms: list[float] = []
     started = time.perf_counter()
     turns = 0
+    per_turn_statements: list[int] = []
     for index in range(briefings):
         project = project_create(title=f"Bench {index}", language="ru")
         for text in ORDERLY:
-            before = time.perf_counter()
-            turn = _send(project, text)
+            before, counted = time.perf_counter(), statements[0]
+            with connection.execute_wrapper(count):
+                turn = _send(project, text)
             elapsed_ms = (time.perf_counter() - before) * 1000
+            per_turn_statements.append(statements[0] - counted)
             model_ms = sum(
                 StructuredCall.objects.filter(source_id=str(turn.pk)).values_list(
                     "latency_ms", flat=True
@@ -107,6 +121,14 @@ def overhead(briefings: int) -> None:
     ):
         print(f"    {label:<46} p50 {statistics.median(values):5.1f} ms, "
               f"p95 {percentile(values, 0.95):5.1f} ms")  # fmt: skip
+    storing = [a - b for a, b in zip(per_turn_statements, processing_statements, strict=True)]
+    for label, values in (
+        ("processing a turn", processing_statements),
+        ("storing the message", storing),
+        ("both", per_turn_statements),
+    ):
+        print(f"    SQL statements, {label:<28} mean {statistics.mean(values):5.1f}, "
+              f"max {max(values)} (target for processing: <= 10)")  # fmt: skip
     print(f"    {turns / wall:.1f} turns/s end to end, one process")
 
 

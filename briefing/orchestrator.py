@@ -302,7 +302,9 @@ def _stage_history(work: _TurnWork, stage: StageRun) -> _StageHistory:
         .exclude(meta__has_key="guard")
     )
     shown = max(settings.BRIEFING_CONTEXT_TURNS - 1, 1)
-    recent = list(earlier.order_by("-seq").only("role", "text", "meta")[:shown])
+    # project_id is loaded too: the related manager sets each turn's project from it, and a
+    # deferred project_id would be fetched row by row (an N+1 on every turn).
+    recent = list(earlier.order_by("-seq").only("project_id", "role", "text", "meta")[:shown])
     asked = next((t.meta.get("asked_field") for t in recent if t.role == Turn.Role.AGENT), None)
     turns = [(t.role, t.text) for t in reversed(recent)]
     if settings.BRIEFING_CONTEXT_TURNS < 2:

@@ -29,7 +29,9 @@ APPLY_CONFIDENCE = 0.7
 def asked_fields(turn: Turn) -> tuple[str, ...]:
     """The fields the agent asked for in its last reply before `turn`."""
     last = (
-        turn.project.turns.filter(role=Turn.Role.AGENT, seq__lt=turn.seq)
+        # By project_id, not turn.project.turns: that loads the project (and, with only(),
+        # each turn's project_id again), two round trips on every turn.
+        Turn.objects.filter(project_id=turn.project_id, role=Turn.Role.AGENT, seq__lt=turn.seq)
         .exclude(meta__has_key="guard")
         .order_by("-seq")
         .only("meta")
