@@ -1,9 +1,12 @@
-"""Human labels of stage fields (ru, uk, en) for people: the results table, its exports and
-the brief's additional requests, never the camelCase keys the models and the API use."""
+"""Human labels of stage fields and lock keys (ru, uk, en) for people: the one mapping the
+back office's timeline, inline editors, status lines, brief and exports read, never the
+camelCase field keys and snake_case lock keys the models and the API use."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+
+from django.utils.translation import get_language
 
 # Each stage field under its stage key. A name two stages share ("goal") has a label per
 # stage, so a table with every field as a column never shows two alike.
@@ -51,19 +54,54 @@ FIELD_LABELS: Mapping[str, Mapping[str, Mapping[str, str]]] = {
 LABEL_LANGUAGES = ("ru", "uk", "en")
 
 
-def label_language(language: str | None) -> str:
-    """ "ru-RU" → "ru"; a language without labels gets English."""
+def label_language(language: str | None = None) -> str:
+    """ "ru-RU" → "ru"; a language without labels gets English; None is the language the
+    request (or translation.override) made active, the producer's in the back office."""
+    if language is None:
+        language = get_language()
     code = (language or "").split("-")[0].lower()
     return code if code in LABEL_LANGUAGES else "en"
 
 
-def field_label(stage_key: str, name: str, language: str) -> str:
-    """The field's label in `language`; a field without one gets its key spelled out
-    ("keyMessage" → "Key message") rather than shown as code."""
+def field_label(stage_key: str, name: str, language: str | None = None) -> str:
+    """The field's label in `language` (the active one by default); a field without one gets
+    its key spelled out ("keyMessage" → "Key message") rather than shown as code. A field
+    named without its stage ("" or an unknown key) takes the first stage's label of that
+    name."""
     labels = FIELD_LABELS.get(stage_key, {}).get(name)
+    if labels is None:
+        labels = next((f[name] for f in FIELD_LABELS.values() if name in f), None)
     if labels:
         return labels.get(label_language(language)) or labels["en"]
     return _spelled_out(name)
+
+
+def field_labels(stage_key: str, names: Iterable[str], language: str | None = None) -> str:
+    """Several fields' labels as one comma-separated phrase ("Бюджет, Срок")."""
+    return ", ".join(field_label(stage_key, name, language) for name in names)
+
+
+def _lock_fields() -> dict[str, tuple[str, str]]:
+    """Lock key → (stage key, field) from every briefing type's stages: a lock is labelled
+    as the field it holds ("product_name" → "Продукт")."""
+    from briefing.stages.registry import BRIEFING_TYPES
+
+    found: dict[str, tuple[str, str]] = {}
+    for stages in BRIEFING_TYPES.values():
+        for spec in stages:
+            for name, lock_key in spec.locks.items():
+                found.setdefault(lock_key, (spec.key, name))
+    return found
+
+
+def lock_label(key: str, language: str | None = None) -> str:
+    """A lock key's label in `language` (the active one by default): the label of the stage
+    field that holds it ("client_name" → "Имя клиента"), else the key spelled out (a lock a
+    producer named by hand)."""
+    where = _lock_fields().get(key)
+    if where:
+        return field_label(*where, language)
+    return _spelled_out(key)
 
 
 def _spelled_out(name: str) -> str:
@@ -82,4 +120,11 @@ def _spelled_out(name: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-__all__ = ["FIELD_LABELS", "LABEL_LANGUAGES", "field_label", "label_language"]
+__all__ = [
+    "FIELD_LABELS",
+    "LABEL_LANGUAGES",
+    "field_label",
+    "field_labels",
+    "label_language",
+    "lock_label",
+]

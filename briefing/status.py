@@ -21,7 +21,11 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Coalesce
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import ngettext
 
+from briefing.labels import field_label, field_labels, label_language, lock_label
 from briefing.models import BriefingEvent, Project, StageRun, Turn
 from briefing.stages.base import StageSpec
 from briefing.stages.registry import stage_title, stages_for
@@ -36,10 +40,10 @@ class WaitingFor:
     NOBODY = "nobody"
 
     CHOICES = (
-        (CLIENT, "the client"),
-        (AGENT, "the agent"),
-        (PRODUCER, "the producer"),
-        (NOBODY, "nobody (completed)"),
+        (CLIENT, _lazy("the client")),
+        (AGENT, _lazy("the agent")),
+        (PRODUCER, _lazy("the producer")),
+        (NOBODY, _lazy("nobody (completed)")),
     )
     LABELS = dict(CHOICES)
 
@@ -111,9 +115,9 @@ def waiting_for(project: Project) -> str:
 # --- the stage timeline ------------------------------------------------------------------
 
 CLOSED_BY_LABELS = {
-    StageRun.ClosedBy.AGENT: "the agent",
-    StageRun.ClosedBy.PREFILL: "the pre-parse",
-    StageRun.ClosedBy.PRODUCER: "the producer",
+    StageRun.ClosedBy.AGENT: _lazy("the agent"),
+    StageRun.ClosedBy.PREFILL: _lazy("the pre-parse"),
+    StageRun.ClosedBy.PRODUCER: _lazy("the producer"),
 }
 
 
@@ -139,7 +143,7 @@ class StageRow:
 
     @property
     def closed_by_label(self) -> str:
-        return CLOSED_BY_LABELS.get(self.run.closed_by, "")
+        return str(CLOSED_BY_LABELS.get(self.run.closed_by, ""))
 
     @property
     def segment(self) -> str:
@@ -150,8 +154,9 @@ class StageRow:
 
 
 def stage_rows(project: Project, stages: Sequence[StageRun]) -> list[StageRow]:
-    """The timeline: stages in order with their titles in the project's language; the
-    current stage (the first not closed) carries its missing required fields."""
+    """The timeline: stages in order with their titles in the producer's language (the active
+    one, never the client's); the current stage (the first not closed) carries its missing
+    required fields."""
     specs = {spec.key: spec for spec in stages_for(project.briefing_type)}
     ordered = sorted(stages, key=lambda s: s.order)
     current = next((s for s in ordered if s.status != StageRun.Status.CLOSED), None)
@@ -165,7 +170,7 @@ def stage_rows(project: Project, stages: Sequence[StageRun]) -> list[StageRow]:
                 spec=spec,
                 number=number,
                 total=len(ordered),
-                title=stage_title(spec, project.language),
+                title=stage_title(spec, label_language()),
                 is_current=is_current,
                 missing=spec.missing(run.fields) if is_current else [],
             )
@@ -186,8 +191,12 @@ class StatusLine:
 
 def _stage_label(stage_key: str, numbers: dict[str, int], titles: dict[str, str]) -> str:
     if stage_key not in numbers:
-        return stage_key or "the briefing"
-    return f"stage {numbers[stage_key]} of {len(numbers)} ({titles[stage_key]})"
+        return stage_key or _("the briefing")
+    return _("stage %(number)s of %(total)s (%(title)s)") % {
+        "number": numbers[stage_key],
+        "total": len(numbers),
+        "title": titles[stage_key],
+    }
 
 
 def _values(values: Any) -> str:
@@ -201,93 +210,134 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
     client text)."""
     data, kind = event.data or {}, event.kind
     stage = _stage_label(event.stage_key, numbers, titles)
-    by = CLOSED_BY_LABELS.get(data.get("by", ""), data.get("by", ""))
+    by = str(CLOSED_BY_LABELS.get(data.get("by", ""), data.get("by", "")))
+    # Fields and locks under their labels in the producer's language, never as code.
+    name = field_label(event.stage_key, data["field"]) if data.get("field") else "?"
+    lock = lock_label(data["key"]) if data.get("key") else "?"
     lines: dict[str, tuple[str, str]] = {
-        Kind.TURN_RECEIVED: (f"client message #{data.get('seq', '?')} received", ""),
+        Kind.TURN_RECEIVED: (
+            _("client message #%(seq)s received") % {"seq": data.get("seq", "?")},
+            "",
+        ),
         Kind.GUARD_ANSWERED: (f"guard answered ({data.get('guard', '')}) without a model", "warn"),
         Kind.LANGUAGE_DETECTED: (
-            f"language switched from {data.get('old', '?')} to {data.get('new', '?')}",
+            _("language switched from %(old)s to %(new)s")
+            % {"old": data.get("old", "?"), "new": data.get("new", "?")},
             "",
         ),
         Kind.PREFILL_FILLED: (
-            f"{stage}: {data.get('field', '?')} filled by the pre-parse from "
-            f"“{data.get('evidence', '')}”",
+            _("%(stage)s: %(field)s filled by the pre-parse from “%(evidence)s”")
+            % {"stage": stage, "field": name, "evidence": data.get("evidence", "")},
             "",
         ),
-        Kind.STAGE_STARTED: (f"{stage} started", ""),
+        Kind.STAGE_STARTED: (_("%(stage)s started") % {"stage": stage}, ""),
         Kind.AGENT_REPLIED: (
-            f"{stage}: agent replied via {data.get('provider') or '?'}"
-            f" ({data.get('layer') or '?'}{', retry used' if data.get('retry') else ''})",
+            (
+                _("%(stage)s: agent replied via %(provider)s (%(layer)s, retry used)")
+                if data.get("retry")
+                else _("%(stage)s: agent replied via %(provider)s (%(layer)s)")
+            )
+            % {
+                "stage": stage,
+                "provider": data.get("provider") or "?",
+                "layer": data.get("layer") or "?",
+            },
             "",
         ),
         Kind.GATE_HELD: (
-            f"{stage} held open: missing {_values(data.get('missing') or [])}"
+            _("%(stage)s held open: missing %(missing)s")
+            % {"stage": stage, "missing": field_labels(event.stage_key, data["missing"])}
             if data.get("missing")
-            else f"{stage} held open: the agent did not confirm it",
+            else _("%(stage)s held open: the agent did not confirm it") % {"stage": stage},
             "",
         ),
         Kind.STAGE_CLOSED: (
-            f"{stage} closed by {by or 'the agent'}"
-            + (f" (reason: {data['reason']})" if data.get("reason") else ""),
+            _("%(stage)s closed by %(by)s") % {"stage": stage, "by": by or _("the agent")}
+            + (
+                _(" (reason: %(reason)s)") % {"reason": data["reason"]}
+                if data.get("reason")
+                else ""
+            ),
             "ok",
         ),
-        Kind.STAGE_SKIPPED: (f"{stage} skipped: already closed by {by or 'the pre-parse'}", "ok"),
-        Kind.STAGE_REOPENED: (f"{stage} reopened", "warn"),
-        Kind.RETRY_USED: (f"{stage}: retry used", "warn"),
+        Kind.STAGE_SKIPPED: (
+            _("%(stage)s skipped: already closed by %(by)s")
+            % {"stage": stage, "by": by or _("the pre-parse")},
+            "ok",
+        ),
+        Kind.STAGE_REOPENED: (_("%(stage)s reopened") % {"stage": stage}, "warn"),
+        Kind.RETRY_USED: (_("%(stage)s: retry used") % {"stage": stage}, "warn"),
         Kind.DEAD_LETTERED: (
-            f"{stage}: answer dead-lettered ({data.get('signature', '?')})",
+            _("%(stage)s: answer dead-lettered (%(signature)s)")
+            % {"stage": stage, "signature": data.get("signature", "?")},
             "bad",
         ),
-        Kind.HOLDING_REPLY_SENT: (f"{stage}: holding reply sent", "bad"),
+        Kind.HOLDING_REPLY_SENT: (_("%(stage)s: holding reply sent") % {"stage": stage}, "bad"),
         Kind.PROVIDER_FAILOVER: (
-            f"{stage}: served by {data.get('served_by', '?')} after failover",
+            _("%(stage)s: served by %(provider)s after failover")
+            % {"stage": stage, "provider": data.get("served_by", "?")},
             "warn",
         ),
         Kind.LOCK_SET: (
-            f"lock {data.get('key', '?')} set to “{data.get('new', '')}”"
-            + (f" (was “{data['old']}”)" if data.get("old") else ""),
+            _("lock %(lock)s set to “%(new)s”") % {"lock": lock, "new": data.get("new", "")}
+            + (_(" (was “%(old)s”)") % {"old": data["old"]} if data.get("old") else ""),
             "",
         ),
-        Kind.LOCK_REMOVED: (f"lock {data.get('key', '?')} removed", ""),
+        Kind.LOCK_REMOVED: (_("lock %(lock)s removed") % {"lock": lock}, ""),
         Kind.LOCK_VIOLATION_BLOCKED: (
-            f"{stage}: locked {data.get('field', '?')} kept; “{data.get('proposed', '')}” blocked",
+            _("%(stage)s: locked %(field)s kept; “%(proposed)s” blocked")
+            % {"stage": stage, "field": name, "proposed": data.get("proposed", "")},
             "bad",
         ),
         Kind.FIELD_CORRECTED: (
-            f"{stage}: {data.get('field', '?')} corrected from {_values(data.get('old'))} "
-            f"to {_values(data.get('new'))}",
+            _("%(stage)s: %(field)s corrected from %(old)s to %(new)s")
+            % {
+                "stage": stage,
+                "field": name,
+                "old": _values(data.get("old")),
+                "new": _values(data.get("new")),
+            },
             "",
         ),
         Kind.FIELD_CORRECTED_BY_CLIENT: (
-            f"{stage}: the client corrected {data.get('field', '?')} from "
-            f"{_values(data.get('old'))} to {_values(data.get('new'))} "
-            f"(“{data.get('evidence', '')}”)",
+            _("%(stage)s: the client corrected %(field)s from %(old)s to %(new)s (“%(evidence)s”)")
+            % {
+                "stage": stage,
+                "field": name,
+                "old": _values(data.get("old")),
+                "new": _values(data.get("new")),
+                "evidence": data.get("evidence", ""),
+            },
             "warn",
         ),
         Kind.LOCK_CHANGE_PROPOSED: (
-            f"the client proposes {data.get('key', '?')} “{data.get('new', '')}” instead of "
-            f"the locked “{data.get('old', '')}”: accept or reject it under Locked entities",
+            _(
+                "the client proposes %(lock)s “%(new)s” instead of the locked “%(old)s”: "
+                "accept or reject it under Locked entities"
+            )
+            % {"lock": lock, "new": data.get("new", ""), "old": data.get("old", "")},
             "warn",
         ),
         Kind.LOCK_CHANGE_ACCEPTED: (
-            f"proposed {data.get('key', '?')} “{data.get('new', '')}” accepted",
+            _("proposed %(lock)s “%(new)s” accepted") % {"lock": lock, "new": data.get("new", "")},
             "",
         ),
         Kind.LOCK_CHANGE_REJECTED: (
-            f"proposed {data.get('key', '?')} “{data.get('new', '')}” rejected; "
-            f"“{data.get('old', '')}” stays",
+            _("proposed %(lock)s “%(new)s” rejected; “%(old)s” stays")
+            % {"lock": lock, "new": data.get("new", ""), "old": data.get("old", "")},
             "",
         ),
-        Kind.PRODUCER_TAKEOVER: ("taken over by the producer", "warn"),
-        Kind.PRODUCER_RELEASED: ("handed back to the agents", ""),
-        Kind.PRODUCER_MESSAGE: ("producer wrote to the client", ""),
+        Kind.PRODUCER_TAKEOVER: (_("taken over by the producer"), "warn"),
+        Kind.PRODUCER_RELEASED: (_("handed back to the agents"), ""),
+        Kind.PRODUCER_MESSAGE: (_("producer wrote to the client"), ""),
         Kind.TURN_WAITING: (
-            f"client message waits for the producer ({data.get('reason', '')})".replace("_", " "),
+            _("client message waits for the producer (%(reason)s)")
+            % {"reason": str(data.get("reason", "")).replace("_", " ")},
             "warn",
         ),
-        Kind.PROJECT_PAUSED: ("paused", "warn"),
-        Kind.PROJECT_RESUMED: ("resumed", ""),
-        Kind.BRIEF_COMPLETED: ("brief completed", "ok"),
+        Kind.PROJECT_PAUSED: (_("paused"), "warn"),
+        Kind.PROJECT_RESUMED: (_("resumed"), ""),
+        Kind.BRIEF_COMPLETED: (_("brief completed"), "ok"),
         Kind.ADDITIONAL_REQUEST: (
             f"the client asked for more after completion (added to the brief): "
             f"“{data.get('text', '')}”",
@@ -317,11 +367,13 @@ def status_lines(
     wrong on the way (retries, holding replies, blocked renames). `events` oldest first."""
     numbers = {row.key: row.number for row in rows}
     titles = {row.key: row.title for row in rows}
-    lines = [StatusLine(f"waiting for {WaitingFor.LABELS[waiting]}", _waiting_level(waiting))]
+    waiting_text = _("waiting for %(whom)s") % {"whom": WaitingFor.LABELS[waiting]}
+    lines = [StatusLine(waiting_text, _waiting_level(waiting))]
     if project.status == Project.Status.PAUSED:
-        lines.append(StatusLine("paused by the producer", "warn"))
+        lines.append(StatusLine(_("paused by the producer"), "warn"))
     if project.taken_over_by_id:
-        lines.append(StatusLine(f"taken over by {project.taken_over_by.get_username()}", "warn"))
+        name = project.taken_over_by.get_username()
+        lines.append(StatusLine(_("taken over by %(name)s") % {"name": name}, "warn"))
     closed = {}
     counts = {Kind.RETRY_USED: 0, Kind.HOLDING_REPLY_SENT: 0, Kind.LOCK_VIOLATION_BLOCKED: 0}
     for event in events:
@@ -334,25 +386,40 @@ def status_lines(
     for row in rows:
         if row.status == StageRun.Status.CLOSED:
             reason = closed.get(row.key).data.get("reason") if row.key in closed else ""
-            text = f"{_stage_label(row.key, numbers, titles)} closed by {row.closed_by_label}"
-            lines.append(StatusLine(text + (f" (reason: {reason})" if reason else ""), "ok"))
+            label = _stage_label(row.key, numbers, titles)
+            text = _("%(stage)s closed by %(by)s") % {"stage": label, "by": row.closed_by_label}
+            reason_text = _(" (reason: %(reason)s)") % {"reason": reason} if reason else ""
+            lines.append(StatusLine(text + reason_text, "ok"))
         elif row.is_current:
-            missing = f": missing {', '.join(row.missing)}" if row.missing else ""
-            lines.append(StatusLine(f"{_stage_label(row.key, numbers, titles)} open{missing}"))
+            label = _stage_label(row.key, numbers, titles)
+            if row.missing:
+                missing = field_labels(row.key, row.missing)
+                text = _("%(stage)s open: missing %(missing)s") % {
+                    "stage": label,
+                    "missing": missing,
+                }
+            else:
+                text = _("%(stage)s open") % {"stage": label}
+            lines.append(StatusLine(text))
     if counts[Kind.RETRY_USED]:
-        lines.append(StatusLine(_times("retry used", counts[Kind.RETRY_USED]), "warn"))
+        lines.append(StatusLine(_times(_("retry used"), counts[Kind.RETRY_USED]), "warn"))
     if counts[Kind.HOLDING_REPLY_SENT]:
         lines.append(
-            StatusLine(_times("holding reply sent", counts[Kind.HOLDING_REPLY_SENT]), "bad")
+            StatusLine(_times(_("holding reply sent"), counts[Kind.HOLDING_REPLY_SENT]), "bad")
         )
     if counts[Kind.LOCK_VIOLATION_BLOCKED]:
-        text = _times("rename of a locked entity blocked", counts[Kind.LOCK_VIOLATION_BLOCKED])
+        text = _times(_("rename of a locked entity blocked"), counts[Kind.LOCK_VIOLATION_BLOCKED])
         lines.append(StatusLine(text, "bad"))
     return lines
 
 
 def _times(text: str, count: int) -> str:
-    return text if count == 1 else f"{text} ({count} times)"
+    if count == 1:
+        return text
+    return ngettext("%(text)s (%(count)s time)", "%(text)s (%(count)s times)", count) % {
+        "text": text,
+        "count": count,
+    }
 
 
 def _waiting_level(waiting: str) -> str:

@@ -1,6 +1,6 @@
-"""Refuses a request whose URL holds text no view can look a thing up by: a NUL character
-in the path or the query string (no PostgreSQL text holds one), answered 400 before any view
-or the database sees it."""
+"""Request middleware: refuses a URL holding text no view can look a thing up by (a NUL
+character in the path or the query string, which no PostgreSQL text holds), answered 400
+before any view or the database sees it; and picks the back office's language."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.locale import LocaleMiddleware
+from django.utils import translation
 from django.views.defaults import bad_request
 
 from core.input import text_problem
@@ -47,3 +49,16 @@ class UrlTextMiddleware:
             error = {"code": "invalid", "message": message, "fields": {where: problem}}
             return JsonResponse({"error": error}, status=400)
         return bad_request(request, BadRequest(message))
+
+
+class BackOfficeLocaleMiddleware(LocaleMiddleware):
+    """The producer's language (the switcher's cookie, else the browser's, else Russian) for
+    every page; the API and the inbound endpoints answer machines, whose error texts stay
+    English whatever the caller's Accept-Language says."""
+
+    def process_request(self, request: HttpRequest) -> None:
+        if request.path_info.startswith(JSON_PATH_PREFIXES):
+            translation.activate("en")
+            request.LANGUAGE_CODE = "en"
+            return
+        super().process_request(request)

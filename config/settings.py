@@ -79,6 +79,9 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "config.middleware.UrlTextMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The back office speaks the producer's language: the switcher's cookie, else the
+    # browser's; the API keeps English (config.middleware.BackOfficeLocaleMiddleware).
+    "config.middleware.BackOfficeLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -119,7 +122,13 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-LANGUAGE_CODE = "en"
+# The back office's languages: Russian first (a producer whose browser asks for none of these
+# gets it), English kept, Ukrainian as the client side has it. Translations live in locale/
+# with their compiled .mo committed, so a fresh machine needs no gettext.
+LANGUAGE_CODE = env_str("LANGUAGE_CODE", "ru")
+LANGUAGES = [("ru", "Русский"), ("en", "English"), ("uk", "Українська")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
 TIME_ZONE = env_str("TIME_ZONE", "Europe/Moscow")
 USE_I18N = True
 USE_TZ = True
@@ -178,9 +187,6 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 300)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 240)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Celery's Django fixup closes the database connection around every task unless it may reuse
-# it: with DATABASE_CONN_MAX_AGE set, config.celery closes connections by their age instead.
-CELERY_DB_REUSE_MAX = 1_000_000_000 if DATABASES["default"]["CONN_MAX_AGE"] != 0 else None
 CELERY_BEAT_SCHEDULE = {
     "briefing-turns-sweep": {"task": "briefing.tasks.turns_sweep", "schedule": 60.0},
     "briefing-holding-follow-ups": {

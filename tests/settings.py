@@ -23,3 +23,6 @@ CLIENT_CHAT_RATE_PER_LINK = CLIENT_CHAT_RATE_PER_IP = ["100000/min"]
 # The test client's login() authenticates without a request, which the lockout needs: it
 # is off here and on in tests/test_login_throttling.py.
 AXES_ENABLED = False
+# The back office defaults to Russian for a real producer; the tests read English unless one
+# asks for another language (Accept-Language, the language cookie or this setting).
+LANGUAGE_CODE = "en"

@@ -81,7 +81,7 @@ def test_the_lockout_page_says_what_happened_in_the_back_offices_style(client, b
     assert response.status_code == 429
     assert "Too many failed log-ins" in page
     assert "After 5 wrong passwords for <strong>boss</strong>" in page
-    assert "for\n    15 minutes" in page
+    assert "logging in is paused for 15 minutes" in page
     assert "/static/css/app.css" in page
 
 

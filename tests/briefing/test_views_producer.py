@@ -203,7 +203,9 @@ def test_project_page_full_and_transcript_fragment(producer_client, project, say
     for part in ('id="transcript"', 'id="status"', 'id="stages"', 'id="locks"', 'id="brief"'):
         assert part in content
     assert 'id="stage-intro"' in content
-    assert "Знакомство" in content or "Intro" not in content  # titles in the project language
+    # Stage titles follow the producer's language (English here), not the client's Russian.
+    assert '<a href="#stage-intro">Introduction</a>' in content
+    assert "Знакомство" not in content
     fragment = producer_client.get(detail(project), **HTMX).content.decode()
     assert "<html" not in fragment
     assert 'id="transcript"' in fragment
@@ -256,7 +258,7 @@ def test_status_lines_come_from_the_events(producer_client, project, say):
     assert "waiting for the client" in content
     assert re.search(r"stage 4 of 5 \([^)]+\) closed by the pre-parse", content)
     assert re.search(
-        r"stage 1 of 5 \([^)]+\) open: missing clientName, contact, projectType", content
+        r"stage 1 of 5 \([^)]+\) open: missing Client name, Contact, Project type", content
     )
     takeover_start(project=project, user=project.producer)
     content = producer_client.get(detail(project)).content.decode()
