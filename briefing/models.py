@@ -92,6 +92,9 @@ class Project(models.Model):
                 condition=models.Q(unread_count__gt=0),
                 name="project_unread_by_producer",
             ),
+            # The API's keyset pages: briefings newest first, briefs by completion.
+            models.Index(fields=["created_at", "id"], name="project_created"),
+            models.Index(fields=["completed_at", "id"], name="project_completed"),
         ]
 
     def __str__(self) -> str:
