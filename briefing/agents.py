@@ -43,6 +43,8 @@ class StageCall:
     reading: Any = None
     # Every stage's fields so far (stage key → fields): what is already known.
     profile: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # Stages already closed: their summaries are in the prompt, their fields need no repeat.
+    closed_stages: tuple[str, ...] = ()
 
 
 # "500000", "500 000", "1 500 000" written by a person: one number each.
@@ -144,7 +146,8 @@ def stage_agent_run(
         language=call.language,
         opening=call.opening,
         omitted_turns=call.omitted_turns,
-        profile=call.profile,
+        # what the reader already filled in stages still to come (closed ones are summarised)
+        profile={k: v for k, v in call.profile.items() if k not in call.closed_stages},
     )
     token = _current_call.set(call)
     try:

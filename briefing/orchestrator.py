@@ -339,6 +339,7 @@ def _run_stage(
         omitted_turns=history.omitted,
         reading=None if opening else work.reading,
         profile={s.key: dict(s.fields) for s in work.stages},
+        closed_stages=tuple(s.key for s in work.stages if s.status == StageRun.Status.CLOSED),
     )
     if work.meter is not None and not work.meter.allows():
         return _capped(work, stage)
