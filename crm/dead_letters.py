@@ -3,6 +3,7 @@ lead card, once."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.urls import reverse
@@ -34,6 +35,17 @@ class InboundMessageSource:
         except ApplicationError:
             return None
         return SourceLink(str(message), reverse("crm:message_detail", args=[message.pk]))
+
+    def links(self, letters: Sequence[DeadLetter]) -> dict[int, SourceLink]:
+        """A page of letters' messages in one query."""
+        ids = {int(letter.source_id) for letter in letters if letter.source_id.isdigit()}
+        messages = InboundMessage.objects.in_bulk(ids)
+        return {
+            letter.pk: SourceLink(str(message), reverse("crm:message_detail", args=[message.pk]))
+            for letter in letters
+            if letter.source_id.isdigit()
+            and (message := messages.get(int(letter.source_id))) is not None
+        }
 
     def answer_check(self, letter: DeadLetter, raw: str) -> ParseOutcome:
         from crm.card import lead_card_model

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from briefing.models import Turn
 from briefing.services import project_create
+from crm.models import InboundMessage
 from tests.conftest import user_in_group
 from tests.dlq.test_selectors import make_letter
 
@@ -62,6 +63,31 @@ def test_the_list_names_the_briefing_and_links_it(manager_client, django_assert_
         manager_client.get(url, {"view": "list"})
     for n in range(5, 15):
         turn_letter(f"Brief {n}", "", 1)
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        manager_client.get(url, {"view": "list"})
+
+
+def test_message_letters_are_named_by_their_message_in_few_queries(
+    manager_client, django_assert_max_num_queries
+):
+    def message_letter(n: int):
+        message = InboundMessage.objects.create(
+            received_at=timezone.now(), channel=InboundMessage.Channel.EMAIL,
+            sender=f"client{n}@example.ru", subject=f"Ролик {n}", content_hash=f"hash-{n}",
+        )  # fmt: skip
+        make_letter(
+            created_at=timezone.now(), source_kind="inbound_message", source_id=str(message.pk)
+        )
+        return message
+
+    first = message_letter(0)
+    url = reverse("dlq:dead_letters")
+    with CaptureQueriesContext(connection) as few:
+        html = manager_client.get(url, {"view": "list"}).content.decode()
+    detail = reverse("crm:message_detail", args=[first.pk])
+    assert f'<a href="{detail}">e-mail from client0@example.ru: Ролик 0</a>' in html
+    for n in range(1, 12):
+        message_letter(n)
     with django_assert_max_num_queries(len(few.captured_queries)):
         manager_client.get(url, {"view": "list"})
 
