@@ -100,7 +100,7 @@ def test_groups_trend_bars_are_sized_from_the_busiest_day(manager_client):
     assert html.count('class="bar h0"') == 5
     assert html.count('class="bar h10"') == 1
     assert html.count('class="bar h20"') == 1
-    assert 'style=' not in html
+    assert "style=" not in html
 
 
 def test_groups_fragment_for_htmx_is_only_the_table(manager_client, letters):
