@@ -221,6 +221,14 @@ class InboundMessage(models.Model):
 
     class Meta:
         ordering = ["-received_at", "-id"]
+        # The human queue's keyset pages (crm.selectors.human_queue_page) and its count.
+        indexes = [
+            models.Index(
+                fields=["received_at", "id"],
+                condition=models.Q(status="human"),
+                name="inbound_human_queue",
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["channel", "external_id"],

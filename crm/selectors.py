@@ -4,10 +4,11 @@ queue, the human queue, and the dead letters of one message."""
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet
 
 from crm.catalogue import Catalogue, Term, builtin_catalogue, words_split
 from crm.models import InboundMessage, Lead, LeadType
@@ -123,6 +124,27 @@ def leads_filtered(params: dict[str, str]) -> QuerySet[Lead]:
 def human_queue_messages() -> QuerySet[InboundMessage]:
     """The messages a person must read."""
     return InboundMessage.objects.filter(status=InboundMessage.Status.HUMAN)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def human_queue_page(*, after: str = "", size: int) -> tuple[list[InboundMessage], str]:
+    """One page of the human queue, oldest first, after `after` (the previous page's cursor;
+    anything else reads as the first page), and the cursor of the next page ("" at the end).
+    Keyset on (received_at, id), a partial index: every page costs the same."""
+    waiting = human_queue_messages().order_by("received_at", "id")
+    micros, _, pk = after.partition(".")
+    if micros.isdigit() and pk.isdigit():
+        moment = _EPOCH + timedelta(microseconds=int(micros))
+        waiting = waiting.filter(received_at__gte=moment).filter(
+            Q(received_at__gt=moment) | Q(received_at=moment, pk__gt=int(pk))
+        )
+    messages = list(waiting[: size + 1])
+    if len(messages) <= size:
+        return messages, ""
+    last = messages[size - 1]
+    return messages[:size], f"{(last.received_at - _EPOCH) // timedelta(microseconds=1)}.{last.pk}"
 
 
 def message_dead_letters(message: InboundMessage) -> QuerySet[DeadLetter]:

@@ -26,6 +26,7 @@ from crm.catalogue import Catalogue
 from crm.models import InboundMessage, Lead
 from crm.selectors import (
     human_queue_messages,
+    human_queue_page,
     lead_catalogue,
     lead_labels,
     leads_filtered,
@@ -41,7 +42,8 @@ LEAD_TEMPLATE = "crm/lead_detail.html"
 QUEUE_TEMPLATE = "crm/human_queue.html"
 MESSAGE_TEMPLATE = "crm/message_detail.html"
 PAGE_SIZE = 50
-QUEUE_LIMIT = 200
+# A page of the human queue (each message comes with its form): keyset pages, oldest first.
+QUEUE_PAGE_SIZE = 20
 EXCERPT_CHARS = 300
 # Longer bodies are shown folded: a mail thread with its quotes would bury the page.
 BODY_FOLD_CHARS = 1500
@@ -397,14 +399,17 @@ def _queue_item(
 @permission_required(VIEW_MESSAGES, raise_exception=True)
 @require_GET
 def human_queue(request: HtmxHttpRequest) -> HttpResponse:
-    """The messages a person must read, oldest first, each with its reason and a prefilled
-    "create lead by hand" form. For htmx only the list."""
-    waiting = human_queue_messages()
-    messages = list(waiting.order_by("received_at", "id")[:QUEUE_LIMIT])
+    """The messages a person must read, oldest first, a page at a time (`?after=`, the next
+    page link's cursor), each with its reason and a prefilled "create lead by hand" form.
+    For htmx only the list."""
+    after = request.GET.get("after", "")
+    messages, next_after = human_queue_page(after=after, size=QUEUE_PAGE_SIZE)
     catalogue = lead_catalogue()
     context = {
         "items": [_queue_item(m, catalogue) for m in messages],
-        "total": waiting.count(),
+        "total": human_queue_messages().count(),
+        "next_after": next_after,
+        "first_page": not after,
         **_choices(catalogue),
     }
     template = f"{QUEUE_TEMPLATE}#queue" if request.htmx else QUEUE_TEMPLATE
