@@ -13,6 +13,7 @@ from django.conf import settings
 
 from briefing.context import stage_prompt
 from briefing.stages.base import StageSpec
+from briefing.tool_use import FINAL_ANSWER_RULES, sources_validator
 from dlq.models import StructuredCall
 from dlq.services import structured_run
 from llmkit.parse import FieldError
@@ -45,6 +46,8 @@ class StageCall:
     profile: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # Stages already closed: their summaries are in the prompt, their fields need no repeat.
     closed_stages: tuple[str, ...] = ()
+    # The turn's studio tools and their results (briefing.tool_use.TurnTools), if any.
+    tools: Any = None
 
 
 # "500000", "500 000", "1 500 000" written by a person: one number each.
@@ -148,7 +151,13 @@ def stage_agent_run(
         omitted_turns=call.omitted_turns,
         # what the reader already filled in stages still to come (closed ones are summarised)
         profile={k: v for k, v in call.profile.items() if k not in call.closed_stages},
+        tool_results=call.tools.results_block() if call.tools is not None else "",
+        final_rules=FINAL_ANSWER_RULES,
     )
+    sources = sources_validator(
+        tool_texts=call.tools.source_texts if call.tools is not None else tuple,
+        client_texts=call.client_texts, known=lambda: call.profile,
+    )  # fmt: skip
     token = _current_call.set(call)
     try:
         return structured_run(
@@ -157,7 +166,7 @@ def stage_agent_run(
             source_kind="briefing_turn",
             source_id=source_id,
             raw_input=raw_input,
-            validators=[_lock_validator(call), _numbers_said_validator(call)],
+            validators=[_lock_validator(call), _numbers_said_validator(call), sources],
             language=call.language,
             max_tokens=max_tokens or settings.BRIEFING_MAX_TOKENS,
             prompt_estimate=prompt.token_estimate(),

@@ -75,10 +75,14 @@ def stage_prompt(
     opening: bool,
     omitted_turns: int = 0,
     profile: Mapping[str, Mapping[str, Any]] | None = None,
+    tool_results: str = "",
+    final_rules: str = "",
 ) -> Prompt:
     """`turns` are (role, text) of THIS stage only, oldest first, already cut to the last
     few, `omitted_turns` of them left out before; `known` the stage's fields so far;
-    `summaries` those of closed stages."""
+    `summaries` those of closed stages. `tool_results` are the turn's tool results, already
+    wrapped as untrusted data; `final_rules` the rules only the final answer needs (given to
+    the final generation, not to the tool iterations). Both are volatile: they change by turn."""
     stage_block = _stage_block(spec)
     state_lines = ["Locked entities (use exactly as written):"]
     state_lines += [f"- {key}: {_quoted(value)}" for key, value in sorted(locks.items())] or [
@@ -112,6 +116,8 @@ def stage_prompt(
             PromptBlock("stage", stage_block, cacheable=True),
             PromptBlock("state", "\n".join(state_lines), cacheable=True),
             PromptBlock("turns", "\n".join(conversation), cacheable=False),
+            PromptBlock("tools", tool_results, cacheable=False),
+            PromptBlock("final_rules", final_rules if tool_results else "", cacheable=False),
             PromptBlock("language", reply_language_block(language), cacheable=False),
         ]
     )

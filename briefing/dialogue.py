@@ -130,7 +130,9 @@ def rules_reply(call: Any) -> dict[str, Any]:
         value = _direct_answer(spec, call.asked_field, client_text, reading, language)
         if not is_empty(value):
             answer[call.asked_field] = values[call.asked_field] = value
-        countered = bool(reading is not None and reading.asks and is_empty(value))
+        # A question the studio's tools answered (briefing.tool_use) needs no producer.
+        answered = bool(getattr(call, "tools", None) and call.tools.outcomes)
+        countered = bool(reading is not None and reading.asks and is_empty(value)) and not answered
     for lock_field, lock_key in spec.locks.items():
         if call.locks.get(lock_key):
             answer[lock_field] = values[lock_field] = call.locks[lock_key]

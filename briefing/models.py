@@ -272,6 +272,8 @@ class BriefingEvent(models.Model):
         STRONG_MODEL_SET = "strong_model_set"
         # The client wrote after completion: appended to the brief, the producer told.
         ADDITIONAL_REQUEST = "additional_request"
+        # A stage agent's call of a studio tool (briefing.tool_use): name, arguments, size.
+        TOOL_CALLED = "tool_called"
         # A holding reply not followed up within BRIEFING_HOLDING_FOLLOW_UP_S: the producer.
         FOLLOW_UP_REQUESTED = "follow_up_requested"
 

@@ -6,6 +6,7 @@ only if the turn is still this worker's claim."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import time
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from briefing.services import _next_seq, spec_for
 from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.registry import stages_for
 from briefing.texts import text as code_text
+from briefing.tool_use import turn_tools_run
 from llmkit.guard import guard_check, guard_reply
 from llmkit.language import detect_language
 from llmkit.parse import FieldError, as_target
@@ -160,6 +162,8 @@ class _TurnWork:
     meter: TurnMeter | None = None
     # The reader's reading of this turn's message (briefing.reading), once it ran.
     reading: Any = None
+    # The turn's studio tools (briefing.tool_use.TurnTools): run once, by the first stage call.
+    tools: Any = None
 
     def client_texts(self) -> list[str]:
         """Everything the client wrote up to this turn (numbers must come from here)."""
@@ -344,6 +348,15 @@ def _run_stage(
     if work.meter is not None and not work.meter.allows():
         return _capped(work, stage)
     options = stage_call_options(work.meter, project_id=work.project.pk)
+    fresh_tools = work.tools is None
+    if fresh_tools:
+        work.tools = turn_tools_run(call=call, turn=work.turn, meter=work.meter,
+                                    options=options, budget_left=work.budget_left)  # fmt: skip
+        for outcome in work.tools.outcomes:
+            work.event(Kind.TOOL_CALLED, stage.key, **outcome.as_event())
+        if work.tools.outcomes:
+            work.turn.meta = {**work.turn.meta, "tools": work.tools.as_meta()}
+    call = dataclasses.replace(call, tools=work.tools)
     result, record = stage_agent_run(
         call, source_id=str(work.turn.pk), raw_input=work.turn.text, budget_s=work.budget_left(),
         **options,
@@ -372,10 +385,18 @@ def _run_stage(
         return result, record
 
     data = result.final.outcome.data if result.final.outcome else {}
+    before = len(work.replies)
     _accept(
         work, stage, result.value, data if isinstance(data, dict) else {}, record=record,
         provider=result.provider, layer=result.layer, retry=result.retry_used,
     )  # fmt: skip
+    if fresh_tools and result.provider == "rules" and len(work.replies) > before:
+        # The rules agent answers the client's question from the tool results, by code,
+        # before its next question (a stage that closed on this turn keeps the answer too).
+        answer = work.tools.answer()
+        if answer:
+            reply = work.replies[before]
+            reply.text = f"{answer} {reply.text}".strip()
     return result, record
 
 

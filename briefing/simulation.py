@@ -55,6 +55,12 @@ def simulation_run(*, script: Mapping[str, Any], user: Any) -> Project:
     """Create a project and play the script through it. Tasks run where Celery sends them:
     the caller decides (the command runs them eagerly, in process)."""
     steps = script_validate(script)
+    if script.get("studio") == "demo":  # the studio's sample data, as scripts/run loads it
+        from django.utils import timezone
+
+        from studio.services import studio_demo_load
+
+        studio_demo_load(today=timezone.localdate())
     project = services.project_create(
         title=str(script.get("title") or "Simulated briefing"),
         client_name=str(script.get("client_name") or ""),

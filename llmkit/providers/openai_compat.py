@@ -16,6 +16,7 @@ from llmkit.providers.http import (
     is_event_stream,
 )
 from llmkit.streaming import JsonObjectTracker, iter_sse_data
+from llmkit.tools import ToolCall, ToolSpec, ToolStep, openai_tools
 from llmkit.types import Completion, Message, ProviderError, Usage
 
 _SCHEMA_NAME_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
@@ -241,3 +242,58 @@ class OpenAICompatProvider:
             latency_s=deadline.elapsed(),
             early_closed=collected.early_closed,
         )
+
+    def chat_tools(
+        self,
+        messages: Sequence[Message],
+        *,
+        exchanges: Sequence[tuple[ToolCall, str]],
+        tools: Sequence[ToolSpec],
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        timeout: float | None = None,
+    ) -> ToolStep:
+        """One tool step in the chat completions format: `tools` offered, the earlier calls
+        and their results as assistant `tool_calls` and `tool` messages. Returns the calls
+        the model asks for (none when it answers in text)."""
+        deadline = Deadline(timeout, default_s=self.timeout_s)
+        body = self._body(
+            messages, temperature=temperature, max_tokens=max_tokens, schema=None, stream=False
+        )
+        for call, result in exchanges:
+            body["messages"].append(
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": call.id, "type": "function",
+                     "function": {"name": call.name, "arguments": call.arguments}}]}
+            )  # fmt: skip
+            body["messages"].append({"role": "tool", "tool_call_id": call.id, "content": result})
+        body["tools"] = openai_tools(tools)
+        body["tool_choice"] = "auto"
+        data = self._http.post_json(
+            f"{self.base_url}/chat/completions", deadline=deadline, json_body=body,
+            headers=self._headers(),
+        )  # fmt: skip
+        return tool_step_from_openai(data, self.name)
+
+
+def tool_step_from_openai(data: Any, provider: str) -> ToolStep:
+    """The tool calls (or the text) of a chat completion answer."""
+    try:
+        message = data["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise ProviderError(
+            "bad_response", f"no choices[0].message in {str(data)[:200]!r}", provider=provider
+        ) from exc
+    calls = []
+    for index, raw in enumerate(message.get("tool_calls") or []):
+        function = raw.get("function") or {}
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):  # some servers send an object
+            import json
+
+            arguments = json.dumps(arguments or {}, ensure_ascii=False)
+        calls.append(
+            ToolCall(str(raw.get("id") or f"call_{index}"), str(function.get("name")), arguments)
+        )
+    usage = usage_from_openai(data.get("usage"))
+    return ToolStep(str(message.get("content") or ""), tuple(calls), usage.completion_tokens)

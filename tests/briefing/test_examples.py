@@ -43,6 +43,7 @@ EXPECT_KEYS = {
     "events_exclude",
     "transcript_include",
     "guarded",
+    "tool_calls",
 }
 REPORT_KEYS = {
     "project",
@@ -76,7 +77,7 @@ def test_the_examples_cover_the_languages_and_the_cases():
     assert len(scripts) >= 10
     assert {s["language"] for s in scripts.values()} == {"ru", "uk", "en"}
     for name, script in scripts.items():
-        assert set(script) == {"title", "language", "turns", "expect"}, name
+        assert set(script) - {"studio"} == {"title", "language", "turns", "expect"}, name
         assert set(script["expect"]) <= EXPECT_KEYS, f"{name}: unknown expect keys"
         assert {"status", "closed_by", "fields", "locks"} <= set(script["expect"]), name
     everything_first = [s for n, s in scripts.items() if "everything_first" in n]
@@ -133,6 +134,9 @@ def test_example(path, transactional_db):
     said = [line["text"] for line in report["transcript"] if line["role"] != "client"]
     for fragment in expect.get("transcript_include", []):
         assert any(fragment in text for text in said), f"{fragment!r} not in the transcript"
+    # The studio's tools the agent called, in order (the demo data examples), each an event.
+    called = [e.data["name"] for e in events if e.kind == "tool_called"]
+    assert called == expect.get("tool_calls", [])
     guarded = [e.data["guard"] for e in events if e.kind == "guard_answered"]
     assert guarded == expect.get("guarded", [])
     for kind in guarded:
