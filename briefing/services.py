@@ -23,7 +23,11 @@ from briefing.stages.base import StageSpec
 from briefing.stages.registry import DEFAULT_BRIEFING_TYPE, stages_for
 from core.queueing import queue_after_commit
 
-MAX_CLIENT_TEXT = 20_000
+# A client message up to this long is stored whole (a brief pasted from a document runs to
+# 25,000 characters); the stage agents see the first context.MAX_QUOTED_CHARS of it, which
+# the producer's transcript says. Longer is refused in words: the chat page's textarea sets
+# no maxlength, which would cut a paste silently. The reader takes ~1 s at this length.
+MAX_CLIENT_TEXT = 50_000
 Kind = BriefingEvent.Kind
 logger = logging.getLogger(__name__)
 

@@ -8,6 +8,7 @@ import pytest
 from briefing.errors import ApplicationError
 from briefing.models import LockedEntity, StageRun
 from briefing.services import (
+    MAX_CLIENT_TEXT,
     field_correct,
     lock_remove,
     lock_set,
@@ -127,8 +128,8 @@ def test_an_empty_message_is_refused_and_nothing_is_stored(project, text):
 
 def test_a_huge_message_is_refused_with_the_limit(project):
     with pytest.raises(ApplicationError) as error:
-        turn_receive(project=project, text="x" * 20_001)
-    assert error.value.extra["limit"] == 20_000
+        turn_receive(project=project, text="x" * (MAX_CLIENT_TEXT + 1))
+    assert error.value.extra["limit"] == MAX_CLIENT_TEXT == 50_000
     assert error.value.extra["reason"] == "too_long"  # the chat page says it in the client's words
 
 

@@ -1,0 +1,100 @@
+"""The back office's language: the producer's (switcher cookie, else browser, else Russian),
+never the client's; the API stays English; long client messages are kept whole."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from briefing.models import Turn
+from briefing.services import project_create, turn_receive
+
+RU = {"HTTP_ACCEPT_LANGUAGE": "ru-RU,ru;q=0.9"}
+EN = {"HTTP_ACCEPT_LANGUAGE": "en-US,en;q=0.9"}
+
+
+@pytest.fixture
+def producer_client(client, producer):
+    client.force_login(producer)
+    return client
+
+
+@pytest.fixture
+def uk_project(producer):
+    """A briefing whose client writes Ukrainian: its stage titles exist in Ukrainian."""
+    return project_create(title="Кав'ярня", language="uk", producer=producer)
+
+
+def page(client, project, **headers) -> str:
+    response = client.get(reverse("project_detail", args=[project.pk]), **headers)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_a_producer_without_a_choice_gets_russian_by_default(settings, producer_client, project):
+    settings.LANGUAGE_CODE = "ru"
+    content = page(producer_client, project)
+    assert '<html lang="ru">' in content
+    assert "Закреплённые сущности" in content
+    assert "Locked entities" not in content
+    assert '<a href="#stage-intro">Знакомство</a>' in content
+
+
+def test_the_browsers_language_is_followed(producer_client, project):
+    assert "Переписка" in page(producer_client, project, **RU)
+    content = page(producer_client, project, **EN)
+    assert "Conversation" in content
+    assert "Переписка" not in content
+
+
+def test_the_switcher_sets_a_cookie_that_beats_the_browser(producer_client, project):
+    response = producer_client.post(reverse("set_language"), {"language": "ru", "next": "/"}, **EN)
+    assert response.status_code == 302
+    assert response.cookies["django_language"].value == "ru"
+    content = page(producer_client, project, **EN)
+    assert '<html lang="ru">' in content
+    assert "Этапы и поля" in content
+    assert 'name="language"' in content
+    assert '<option value="ru" selected>' in content
+
+
+def test_stage_titles_follow_the_producer_not_the_client(producer_client, uk_project):
+    turn_receive(project=uk_project, text="Добрий день, хочемо відео для кав'ярні")
+    content = page(producer_client, uk_project, **RU)
+    assert '<a href="#stage-intro">Знакомство</a>' in content
+    assert "Знайомство" not in content  # the client's Ukrainian title
+    content = page(producer_client, uk_project, **EN)
+    assert '<a href="#stage-intro">Introduction</a>' in content
+
+
+def test_fields_locks_and_status_lines_show_labels_not_keys(producer_client, project):
+    producer_client.post(
+        reverse("project_action", args=[project.pk]),
+        {"action": "lock", "key": "product_name", "value": "Зерно"},
+        **RU,
+    )
+    content = page(producer_client, project, **RU)
+    assert '<th scope="row">Продукт</th>' in content  # the lock product_name
+    assert "Основная идея" in content
+    assert ">coreIdea<" not in content
+    assert "закреплено «Продукт»: «Зерно»" in content  # the activity line
+    assert "этап 1 из 5 (Знакомство) открыт: не хватает: Имя клиента, Контакт" in content
+
+
+def test_the_api_answers_in_english_whatever_the_browser_asks(client):
+    response = client.get("/api/v1/briefings/", HTTP_ACCEPT_LANGUAGE="ru")
+    assert response.status_code in (401, 403)
+    assert response.headers.get("Content-Language", "en") == "en"
+
+
+def test_a_long_client_message_is_kept_whole_and_marked_shortened_for_the_model(
+    producer_client, project
+):
+    text = ("Описание продукта. " * 1400)[:25_200]
+    turn = turn_receive(project=project, text=text)
+    assert Turn.objects.get(pk=turn.pk).text == text
+    content = page(producer_client, project, **EN)
+    assert "shortened for the model" in content
+    assert "The agents saw the first 2000 of 25200 characters" in content
+    content = page(producer_client, project, **RU)
+    assert "Агенты видели первые 2000 из 25200 символов" in content
