@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import uuid
@@ -20,6 +21,7 @@ from llmkit.providers.http import (
 from llmkit.providers.openai_compat import ChatCompletionsStream, message_content
 from llmkit.session import current_cache_session
 from llmkit.streaming import iter_sse_data
+from llmkit.tools import ToolCall, ToolSpec, ToolStep, gigachat_functions
 from llmkit.types import Completion, Message, ProviderError, Usage
 
 SCOPES = ("GIGACHAT_API_PERS", "GIGACHAT_API_B2B", "GIGACHAT_API_CORP")
@@ -235,3 +237,63 @@ class GigaChatProvider:
             usage=usage_from_gigachat(usage),
             latency_s=deadline.elapsed(),
         )
+
+    def chat_tools(
+        self,
+        messages: Sequence[Message],
+        *,
+        exchanges: Sequence[tuple[ToolCall, str]],
+        tools: Sequence[ToolSpec],
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        timeout: float | None = None,
+    ) -> ToolStep:
+        """One tool step in GigaChat's format: `functions` with `function_call: "auto"`; an
+        earlier call is an assistant message with `function_call` (arguments as an object),
+        its result a `function` message whose content is a JSON string."""
+        deadline = Deadline(timeout, default_s=self.timeout_s)
+        body = self._body(
+            messages, temperature=temperature, max_tokens=max_tokens, schema=None, stream=False
+        )
+        for call, result in exchanges:
+            try:
+                arguments = json.loads(call.arguments or "{}")
+            except json.JSONDecodeError:
+                arguments = {}
+            body["messages"].append(
+                {"role": "assistant", "content": "",
+                 "function_call": {"name": call.name, "arguments": arguments}}
+            )  # fmt: skip
+            body["messages"].append(
+                {"role": "function", "name": call.name,
+                 "content": json.dumps({"result": result}, ensure_ascii=False)}
+            )  # fmt: skip
+        body["functions"] = gigachat_functions(tools)
+        body["function_call"] = "auto"
+        url = f"{self.base_url}/chat/completions"
+        token = self._access_token(deadline)
+        for attempt in range(2):
+            headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+            try:
+                data = self._http.post_json(url, deadline=deadline, json_body=body, headers=headers)
+                break
+            except ProviderError as error:
+                if error.status != 401 or attempt:
+                    raise
+                token = self._access_token(deadline, stale=token)
+        try:
+            message = data["choices"][0]["message"]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise ProviderError(
+                "bad_response", f"no choices[0].message in {str(data)[:200]!r}", provider=self.name
+            ) from exc
+        calls = []
+        function_call = message.get("function_call")
+        if isinstance(function_call, Mapping) and function_call.get("name"):
+            arguments = function_call.get("arguments") or {}
+            if not isinstance(arguments, str):
+                arguments = json.dumps(arguments, ensure_ascii=False)
+            call_id = str(message.get("functions_state_id") or "function_call")
+            calls.append(ToolCall(call_id, str(function_call["name"]), arguments))
+        usage = usage_from_gigachat(data.get("usage"))
+        return ToolStep(str(message.get("content") or ""), tuple(calls), usage.completion_tokens)

@@ -15,6 +15,7 @@ from llmkit.providers.http import (
     error_for_status,
 )
 from llmkit.streaming import JsonObjectTracker
+from llmkit.tools import ToolCall, ToolSpec, ToolStep, yandex_tools
 from llmkit.types import Completion, Message, ProviderError, Usage
 
 DEFAULT_BASE_URL = "https://llm.api.cloud.yandex.net/foundationModels/v1"
@@ -246,3 +247,57 @@ class YandexGPTProvider:
         if not isinstance(text, str):
             raise ProviderError("bad_response", "message.text is not a string", provider=self.name)
         return text, status
+
+    def chat_tools(
+        self,
+        messages: Sequence[Message],
+        *,
+        exchanges: Sequence[tuple[ToolCall, str]],
+        tools: Sequence[ToolSpec],
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        timeout: float | None = None,
+    ) -> ToolStep:
+        """One tool step in Foundation Models' format: `tools` of function tools; an earlier
+        call is an assistant message with a `toolCallList`, its result a user message with a
+        `toolResultList`. Tool calls come back under ALTERNATIVE_STATUS_TOOL_CALLS."""
+        deadline = Deadline(timeout, default_s=self.timeout_s)
+        body = self._body(
+            messages, temperature=temperature, max_tokens=max_tokens, schema=None, stream=False
+        )
+        body.pop("jsonObject", None)  # a tool step answers with calls, not a JSON object
+        for call, result in exchanges:
+            try:
+                arguments = json.loads(call.arguments or "{}")
+            except json.JSONDecodeError:
+                arguments = {}
+            body["messages"].append(
+                {"role": "assistant", "toolCallList": {"toolCalls": [
+                    {"functionCall": {"name": call.name, "arguments": arguments}}]}}
+            )  # fmt: skip
+            body["messages"].append(
+                {"role": "user", "toolResultList": {"toolResults": [
+                    {"functionResult": {"name": call.name, "content": result}}]}}
+            )  # fmt: skip
+        body["tools"] = yandex_tools(tools)
+        data = self._http.post_json(
+            f"{self.base_url}/completion", deadline=deadline, json_body=body,
+            headers=self._headers(),
+        )  # fmt: skip
+        result = self._result(data)
+        try:
+            message = result["alternatives"][0]["message"]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise ProviderError(
+                "bad_response", f"no alternatives[0].message in {str(result)[:200]!r}",
+                provider=self.name,
+            ) from exc  # fmt: skip
+        calls = []
+        for index, raw in enumerate((message.get("toolCallList") or {}).get("toolCalls") or []):
+            function = raw.get("functionCall") or {}
+            arguments = function.get("arguments") or {}
+            if not isinstance(arguments, str):
+                arguments = json.dumps(arguments, ensure_ascii=False)
+            calls.append(ToolCall(f"call_{index}", str(function.get("name")), arguments))
+        usage = usage_from_yandex(result.get("usage"))
+        return ToolStep(str(message.get("text") or ""), tuple(calls), usage.completion_tokens)
