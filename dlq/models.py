@@ -223,8 +223,8 @@ class CallRollup(models.Model):
     and outcome, summed: what the parse-quality figures, the digest and the cost ledger's
     sums are read from, so a page costs the same at a million calls as at a thousand.
 
-    Folded in by dlq.rollups.call_rollups_fold; latencies are kept as a histogram (see
-    dlq.rollups.latency_bucket for its precision)."""
+    Folded in by dlq.rollups.call_rollups_fold; the latencies' histograms are CallLatency's,
+    by schema and provider only: a few rows a day to merge instead of every cell's."""
 
     class Grain(models.TextChoices):
         DAY = "day"
@@ -251,8 +251,6 @@ class CallRollup(models.Model):
     cost_estimated = models.PositiveIntegerField(default=0)
     # Client turns first seen in this day and pool (the ledger's "turns served").
     turns = models.PositiveIntegerField(default=0)
-    # Bucket → [count, smallest, largest latency in ms] (dlq.rollups.latency_bucket).
-    latency_histogram = models.JSONField(default=dict)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -265,3 +263,27 @@ class CallRollup(models.Model):
 
     def __str__(self) -> str:
         return f"{self.grain} {self.start:%Y-%m-%d %H:%M} {self.schema_name}: {self.calls}"
+
+
+class CallLatency(models.Model):
+    """The latencies of one local day's (or hour's) calls with one schema and provider, as
+    a histogram: bucket → [count, smallest, largest ms] (see dlq.rollups.latency_bucket for
+    its precision). The percentiles of the quality figures are read from these."""
+
+    grain = models.CharField(max_length=4, choices=CallRollup.Grain.choices)
+    start = models.DateTimeField()
+    schema_name = models.CharField(max_length=100)
+    provider = models.CharField(max_length=50, blank=True)
+    histogram = models.JSONField(default=dict)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["grain", "start", "schema_name", "provider"],
+                name="call_latency_unique_cell",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.grain} {self.start:%Y-%m-%d %H:%M} {self.schema_name} {self.provider}"

@@ -16,16 +16,17 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
 from django.db import connection, transaction
+from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
 from dlq.ledger import ONE_CHAIN, LedgerRow
-from dlq.models import CallRollup, StructuredCall
+from dlq.models import CallLatency, CallRollup, StructuredCall
 
 EXACT_BELOW_MS = 128
 BUCKETS_PER_DOUBLING = 32
@@ -79,7 +80,7 @@ def histogram_percentile(histogram: dict[str, list[int]], q: float) -> int | Non
     return buckets[-1][1][2]
 
 
-def _histogram_merge(into: dict[str, list[int]], other: dict[str, list[int]]) -> None:
+def histogram_merge(into: dict[str, list[int]], other: dict[str, list[int]]) -> None:
     for key, (count, smallest, largest) in other.items():
         cell = into.get(key)
         if cell is None:
@@ -124,13 +125,18 @@ class Tally:
         self.turns += first_of_turn
         latency = call["latency_ms"]
         bucket = {str(latency_bucket(latency)): [1, latency, latency]}
-        _histogram_merge(self.latency_histogram, bucket)
+        histogram_merge(self.latency_histogram, bucket)
 
-    def merge(self, other: Tally | CallRollup) -> None:
+    def merge(self, other: Tally) -> None:
         for name in MEASURES:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.cost += other.cost
-        _histogram_merge(self.latency_histogram, other.latency_histogram)
+        histogram_merge(self.latency_histogram, other.latency_histogram)
+
+    @classmethod
+    def of_row(cls, row: dict[str, Any]) -> Tally:
+        """A tally from a grouped row of sums (no histogram: see CallLatency)."""
+        return cls(**{name: row[name] or 0 for name in MEASURES}, cost=row["cost"] or Decimal(0))
 
     def percentile(self, q: float) -> int | None:
         return histogram_percentile(self.latency_histogram, q)
@@ -222,25 +228,46 @@ def _cells_write(cells: dict[Cell, Tally]) -> None:
         for row in CallRollup.objects.filter(start__in=starts)
     }
     changed, created = [], []
+    histograms: dict[tuple[str, datetime, str, str], dict[str, list[int]]] = defaultdict(dict)
     for cell, tally in cells.items():
+        grain, start, schema_name, provider, _, _ = cell
+        histogram_merge(histograms[(grain, start, schema_name, provider)], tally.latency_histogram)
         row = existing.get(cell)
         if row is None:
-            grain, start, *dims = cell
-            row = CallRollup(grain=grain, start=start, **dict(zip(DIMENSIONS, dims, strict=True)))
+            row = CallRollup(
+                grain=grain, start=start, **dict(zip(DIMENSIONS, cell[2:], strict=True))
+            )
             created.append(row)
         else:
             changed.append(row)
         for name in MEASURES:
             setattr(row, name, getattr(row, name) + getattr(tally, name))
         row.cost += tally.cost
-        histogram = dict(row.latency_histogram)
-        _histogram_merge(histogram, tally.latency_histogram)
-        row.latency_histogram = histogram
     now = timezone.now()
     for row in changed:
         row.updated_at = now
     CallRollup.objects.bulk_create(created)
-    CallRollup.objects.bulk_update(changed, [*MEASURES, "cost", "latency_histogram", "updated_at"])
+    CallRollup.objects.bulk_update(changed, [*MEASURES, "cost", "updated_at"])
+
+    latencies = {
+        (row.grain, row.start, row.schema_name, row.provider): row
+        for row in CallLatency.objects.filter(start__in=starts)
+    }
+    changed, created = [], []
+    for key, histogram in histograms.items():
+        row = latencies.get(key)
+        if row is None:
+            grain, start, schema_name, provider = key
+            row = CallLatency(grain=grain, start=start, schema_name=schema_name, provider=provider)
+            created.append(row)
+        else:
+            row.updated_at = now
+            changed.append(row)
+        merged = dict(row.histogram)
+        histogram_merge(merged, histogram)
+        row.histogram = merged
+    CallLatency.objects.bulk_create(created)
+    CallLatency.objects.bulk_update(changed, ["histogram", "updated_at"])
 
 
 def call_rollups_fold(*, batch: int = FOLD_BATCH) -> int:
@@ -263,10 +290,9 @@ def call_rollups_fold(*, batch: int = FOLD_BATCH) -> int:
         if len(calls) < batch:
             break
     # Hours matter for today (and yesterday, across midnight); days are kept.
-    CallRollup.objects.filter(
-        grain=CallRollup.Grain.HOUR,
-        start__lt=timezone.now() - timedelta(days=HOUR_ROWS_KEPT_DAYS),
-    ).delete()
+    old_hours = timezone.now() - timedelta(days=HOUR_ROWS_KEPT_DAYS)
+    for model in (CallRollup, CallLatency):
+        model.objects.filter(grain=CallRollup.Grain.HOUR, start__lt=old_hours).delete()
     return folded
 
 
@@ -289,42 +315,77 @@ def structured_calls_prune(*, older_than_days: int, batch: int = 1000) -> int:
 
 # --- reads ----------------------------------------------------------------------------------
 
+_SUMS = {name: Sum(name) for name in (*MEASURES, "cost")}
 
-def rollup_cells(
-    *,
-    since: datetime,
-    until: datetime,
-    schema: str | None = None,
-    provider: str | None = None,
-    grain: str = CallRollup.Grain.DAY,
-) -> dict[Cell, Tally]:
-    """The cells of [since, until) (whole local days for the day grain, whole hours for the
-    hour grain), folded ones and the calls not folded yet: two or three queries, however
-    many calls there are."""
-    rows = CallRollup.objects.filter(grain=grain, start__gte=since, start__lt=until)
-    pending = StructuredCall.objects.filter(
-        rolled_up=False, created_at__gte=since, created_at__lt=until
-    )
-    if schema:
-        rows, pending = rows.filter(schema_name=schema), pending.filter(schema_name=schema)
-    if provider:
-        rows, pending = rows.filter(provider=provider), pending.filter(provider=provider)
-    cells: dict[Cell, Tally] = defaultdict(Tally)
-    for row in rows.order_by():
-        cells[(row.grain, row.start, row.schema_name, row.provider, row.pool, row.outcome)].merge(
-            row
+
+class RollupRange:
+    """The figures of [since, until) (whole local days), optionally of one schema and one
+    provider: the day rollups, summed by PostgreSQL per the grouping asked for, plus the few
+    calls not folded yet (read once). A grouping is one query over a small table."""
+
+    def __init__(
+        self,
+        *,
+        since: datetime,
+        until: datetime,
+        schema: str | None = None,
+        provider: str | None = None,
+    ) -> None:
+        self.since, self.until = since, until
+        narrow = {
+            name: value
+            for name, value in (("schema_name", schema), ("provider", provider))
+            if value
+        }
+        day = CallRollup.Grain.DAY
+        self.rows = CallRollup.objects.filter(
+            grain=day, start__gte=since, start__lt=until, **narrow
         )
-    calls = list(pending.order_by("created_at", "id").values(*CALL_FIELDS))
-    for cell, tally in tallies_of_calls(calls, grains=(grain,)).items():
-        cells[cell].merge(tally)
-    return cells
+        self.latency_rows = CallLatency.objects.filter(
+            grain=day, start__gte=since, start__lt=until, **narrow
+        )
+        calls = list(
+            StructuredCall.objects.filter(
+                rolled_up=False, created_at__gte=since, created_at__lt=until, **narrow
+            )
+            .order_by("created_at", "id")
+            .values(*CALL_FIELDS)
+        )
+        self.pending = tallies_of_calls(calls)
+
+    @staticmethod
+    def _key(cell: Cell, by: tuple[str, ...]) -> tuple:
+        values = dict(zip(("grain", "start", *DIMENSIONS), cell, strict=True))
+        return tuple(values[name] for name in by)
+
+    def group(self, *by: str, rows: QuerySet | None = None, pending=None) -> dict[tuple, Tally]:
+        """Tallies per value of the fields `by` ("start" is the day's local midnight)."""
+        groups: dict[tuple, Tally] = defaultdict(Tally)
+        rows = self.rows if rows is None else rows
+        if not by:
+            groups[()].merge(Tally.of_row(rows.aggregate(**_SUMS)))
+        for row in rows.order_by().values(*by).annotate(**_SUMS) if by else ():
+            groups[tuple(row[name] for name in by)].merge(Tally.of_row(row))
+        for cell, tally in (self.pending if pending is None else pending).items():
+            # Sums only: latencies are read apart (`latencies`), pending ones included.
+            groups[self._key(cell, by)].merge(replace(tally, latency_histogram={}))
+        return groups
+
+    def latencies(self, *, per_day: bool) -> dict[tuple, dict[str, list[int]]]:
+        """Histograms per day (key (start,)) or for the whole range (key ())."""
+        merged: dict[tuple, dict[str, list[int]]] = defaultdict(dict)
+        for start, histogram in self.latency_rows.order_by().values_list("start", "histogram"):
+            histogram_merge(merged[(start,) if per_day else ()], histogram)
+        for cell, tally in self.pending.items():
+            histogram_merge(merged[(cell[1],) if per_day else ()], tally.latency_histogram)
+        return merged
 
 
 def rollup_values(field_name: str) -> list[str]:
     """The non-empty values a dimension has had (the quality filters' choices), from the
-    day cells: a small table, whatever the number of calls."""
+    latency cells (a few rows a day), whatever the number of calls."""
     values = set(
-        CallRollup.objects.filter(grain=CallRollup.Grain.DAY)
+        CallLatency.objects.filter(grain=CallRollup.Grain.DAY)
         .exclude(**{field_name: ""})
         .order_by()
         .values_list(field_name, flat=True)
@@ -350,25 +411,27 @@ def ledger_rows(
     """dlq.ledger.ledger_by_day_and_pool read from the rollups: money, tokens and turns per
     local day and pool, oldest day first. A turn counts for the day and pool of its first
     call (under a schema or provider filter: when that first call matches it)."""
-    sums: dict[tuple[date, str], Tally] = defaultdict(Tally)
-    calls: dict[tuple[date, str], int] = defaultdict(int)
-    cells = rollup_cells(since=since, until=until, schema=schema, provider=provider)
-    for (_, start, _, call_provider, pool, _), tally in cells.items():
-        if not call_provider:
-            continue
-        key = (local_day(start), pool)
-        sums[key].merge(tally)
-        calls[key] += tally.calls if call_provider != "rules" else 0
+    cells = RollupRange(since=since, until=until, schema=schema, provider=provider)
+    priced = cells.rows.exclude(provider="")
+    sums = cells.group(
+        "start", "pool", rows=priced,
+        pending={cell: t for cell, t in cells.pending.items() if cell[3]},
+    )  # fmt: skip
+    # The rules agent's answers count as turns served, not as calls.
+    paid = cells.group(
+        "start", "pool", rows=priced.exclude(provider="rules"),
+        pending={cell: t for cell, t in cells.pending.items() if cell[3] not in ("", "rules")},
+    )  # fmt: skip
     return [
         LedgerRow(
-            day,
+            local_day(start),
             pool or ONE_CHAIN,
-            calls[(day, pool)],
+            paid[(start, pool)].calls if (start, pool) in paid else 0,
             t.prompt_tokens,
             t.cached_tokens,
             t.completion_tokens,
             t.cost,
             t.turns,
         )
-        for (day, pool), t in sorted(sums.items())
+        for (start, pool), t in sorted(sums.items())
     ]

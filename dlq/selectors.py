@@ -14,7 +14,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from dlq.models import ClassifierDisagreement, DeadLetter, StructuredCall
-from dlq.rollups import Tally, local_day, rollup_cells, rollup_values
+from dlq.rollups import RollupRange, Tally, histogram_merge, local_day, rollup_values
 
 OUTCOMES: list[str] = [outcome.value for outcome in StructuredCall.Outcome]
 TREND_DAYS = 7
@@ -119,16 +119,21 @@ def parse_quality(
     latency p50/p95/p99 and failovers), per schema and per provider. Read from the day
     rollups plus the calls not folded yet (dlq.rollups): a few queries over a small table,
     however many calls and days; latency percentiles from the rollups' histograms."""
-    cells = rollup_cells(since=since, until=until, schema=schema, provider=provider)
+    figures = RollupRange(since=since, until=until, schema=schema, provider=provider)
     overall = _Group()
     by_day: dict[date, _Group] = defaultdict(_Group)
-    by_schema: dict[str, _Group] = defaultdict(_Group)
-    by_provider: dict[str, _Group] = defaultdict(_Group)
-    for (_, start, schema_name, call_provider, _, outcome), tally in cells.items():
+    for (start, outcome), tally in figures.group("start", "outcome").items():
         overall.add(outcome, tally)
         by_day[local_day(start)].add(outcome, tally)
+    by_schema: dict[str, _Group] = defaultdict(_Group)
+    for (schema_name, outcome), tally in figures.group("schema_name", "outcome").items():
         by_schema[schema_name].add(outcome, tally)
+    by_provider: dict[str, _Group] = defaultdict(_Group)
+    for (call_provider, outcome), tally in figures.group("provider", "outcome").items():
         by_provider[call_provider].add(outcome, tally)
+    for (start,), histogram in figures.latencies(per_day=True).items():
+        histogram_merge(by_day[local_day(start)].tally.latency_histogram, histogram)
+        histogram_merge(overall.tally.latency_histogram, histogram)
     per_day_figures = [_day_figures(day, by_day[day]) for day in _local_days(since, until)]
     latency = overall.tally
     return {
