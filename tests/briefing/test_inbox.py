@@ -271,3 +271,18 @@ def test_a_producer_message_is_appended_after_what_the_page_shows(producer_clien
     assert '<div hx-swap-oob="beforeend:#turns">' in body
     assert "Добрый день, я продюсер." in body
     assert 'id="turn-1"' not in body
+
+
+def test_the_search_can_use_the_trigram_indexes(postgres, producer):
+    from briefing.forms import DashboardFilterForm
+
+    project_create(title="Кофейня «Зерно»", client_name="Анна", producer=producer)
+    visible = Project.objects.all()
+    form = DashboardFilterForm({"q": "зерн"}, projects=visible)
+    search = form.filter(visible)
+    assert [p.title for p in search] == ["Кофейня «Зерно»"]
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        plan = search.explain()
+    assert "project_title_trgm" in plan
+    assert "project_client_name_trgm" in plan
