@@ -20,6 +20,7 @@ from llmkit.parse import FieldError
 from llmkit.providers.rules import RulesTurn
 from llmkit.structured import StructuredResult
 from llmkit.types import Provider
+from studio.memory import snapshot_for_profile
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,15 @@ def _numbers_said_validator(call: StageCall):
     return check
 
 
+def _tool_blocks(call: StageCall) -> str:
+    """This turn's tool results, after the log of earlier turns' calls when the stage's older
+    turns are folded out of the prompt (the session horizon keeps what was asked, not data)."""
+    if call.tools is None:
+        return ""
+    log = call.tools.earlier_log() if call.omitted_turns > 0 else ""
+    return "\n\n".join(part for part in (log, call.tools.results_block()) if part)
+
+
 def stage_agent_run(
     call: StageCall,
     *,
@@ -151,8 +161,9 @@ def stage_agent_run(
         omitted_turns=call.omitted_turns,
         # what the reader already filled in stages still to come (closed ones are summarised)
         profile={k: v for k, v in call.profile.items() if k not in call.closed_stages},
-        tool_results=call.tools.results_block() if call.tools is not None else "",
-        final_rules=FINAL_ANSWER_RULES,
+        tool_results=_tool_blocks(call),
+        final_rules=FINAL_ANSWER_RULES if call.tools is not None and call.tools.outcomes else "",
+        memory=snapshot_for_profile(call.profile),
     )
     sources = sources_validator(
         tool_texts=call.tools.source_texts if call.tools is not None else tuple,

@@ -77,12 +77,15 @@ def stage_prompt(
     profile: Mapping[str, Mapping[str, Any]] | None = None,
     tool_results: str = "",
     final_rules: str = "",
+    memory: str = "",
 ) -> Prompt:
     """`turns` are (role, text) of THIS stage only, oldest first, already cut to the last
     few, `omitted_turns` of them left out before; `known` the stage's fields so far;
     `summaries` those of closed stages. `tool_results` are the turn's tool results, already
     wrapped as untrusted data; `final_rules` the rules only the final answer needs (given to
-    the final generation, not to the tool iterations). Both are volatile: they change by turn."""
+    the final generation, not to the tool iterations). Both are volatile: they change by turn.
+    `memory` is the client's snapshot (studio.memory): byte-stable between rebuilds, so it
+    sits in the cacheable prefix, before the per-turn state."""
     stage_block = _stage_block(spec)
     state_lines = ["Locked entities (use exactly as written):"]
     state_lines += [f"- {key}: {_quoted(value)}" for key, value in sorted(locks.items())] or [
@@ -114,6 +117,7 @@ def stage_prompt(
         [
             PromptBlock("core", CORE_RULES, cacheable=True),
             PromptBlock("stage", stage_block, cacheable=True),
+            PromptBlock("memory", memory, cacheable=True),
             PromptBlock("state", "\n".join(state_lines), cacheable=True),
             PromptBlock("turns", "\n".join(conversation), cacheable=False),
             PromptBlock("tools", tool_results, cacheable=False),

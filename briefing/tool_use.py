@@ -71,6 +71,8 @@ class TurnTools:
     loop_requests: int = 0
     # The tool-calling provider failed: the code pre-fetches instead.
     loop_failed: bool = False
+    # Earlier turns' tool calls, compact (the session horizon's log: no data).
+    earlier_calls: tuple[str, ...] = ()
 
     @property
     def outcomes(self) -> list[ToolOutcome]:
@@ -78,6 +80,15 @@ class TurnTools:
 
     def results_block(self) -> str:
         return self.session.results_block()
+
+    def earlier_log(self) -> str:
+        """What earlier turns asked the tools and how big the answers were, not the data:
+        shown when the stage's older turns are folded out of the prompt."""
+        if not self.earlier_calls:
+            return ""
+        return "Earlier tool calls in this conversation (results not repeated):\n" + "\n".join(
+            f"- {line}" for line in self.earlier_calls
+        )
 
     def answer(self) -> str:
         """The rules agent's answer to the client's question, written by code from results."""
@@ -90,8 +101,31 @@ class TurnTools:
         return [outcome.as_event() for outcome in self.outcomes]
 
 
+EARLIER_CALLS_SHOWN = 10
+
+
+def _earlier_calls(project_id: int, turn_id: int | None) -> tuple[str, ...]:
+    from briefing.models import BriefingEvent
+
+    events = BriefingEvent.objects.filter(
+        project_id=project_id, kind=BriefingEvent.Kind.TOOL_CALLED
+    ).exclude(turn_id=turn_id)
+    lines = []
+    for data in reversed(
+        list(events.order_by("-id").values_list("data", flat=True)[:EARLIER_CALLS_SHOWN])
+    ):
+        arguments = json.dumps(data.get("arguments") or {}, ensure_ascii=False, sort_keys=True)
+        outcome = f"error: {data['error']}" if data.get("error") else f"{data.get('size', 0)} chars"
+        lines.append(f"{data.get('name')}({arguments}) → {outcome}")
+    return tuple(lines)
+
+
 def turn_tools_for(
-    *, project_id: int, profile: Mapping[str, Mapping[str, Any]], language: str
+    *,
+    project_id: int,
+    profile: Mapping[str, Mapping[str, Any]],
+    language: str,
+    turn_id: int | None = None,
 ) -> TurnTools:
     from studio.tools import studio_tools
 
@@ -100,7 +134,9 @@ def turn_tools_for(
         today=timezone.localdate(), project_id=project_id,
         company=str(intro.get("company") or ""), contact=str(intro.get("contact") or ""),
     )  # fmt: skip
-    return TurnTools(ToolSession(tools), language)
+    return TurnTools(
+        ToolSession(tools), language, earlier_calls=_earlier_calls(project_id, turn_id)
+    )
 
 
 def _profile_words(profile: Mapping[str, Mapping[str, Any]]) -> str:
@@ -417,7 +453,10 @@ def turn_tools_run(
     from briefing.context import stage_prompt
     from dlq.services import llm_chain
 
-    tools = turn_tools_for(project_id=turn.project_id, profile=call.profile, language=call.language)
+    tools = turn_tools_for(
+        project_id=turn.project_id, profile=call.profile, language=call.language,
+        turn_id=turn.pk,
+    )  # fmt: skip
     if not turn.text:
         return tools
     provider = tool_provider(options.get("provider") or llm_chain())

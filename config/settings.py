@@ -200,6 +200,11 @@ CELERY_BEAT_SCHEDULE = {
     },
     "webhooks-sweep": {"task": "webhooks.tasks.webhooks_sweep", "schedule": 60.0},
     "dlq-call-rollups-fold": {"task": "dlq.tasks.call_rollups_fold", "schedule": 60.0},
+    # The client snapshots (studio.memory) are rebuilt once a day: byte-stable in between.
+    "studio-client-snapshots": {
+        "task": "studio.tasks.client_snapshots_rebuild",
+        "schedule": 24 * 3600.0,
+    },
     "dlq-call-details-prune": {
         "task": "dlq.tasks.call_details_prune",
         "schedule": crontab(hour=3, minute=30),

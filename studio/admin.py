@@ -2,7 +2,8 @@
 
 from django.contrib import admin
 
-from studio.models import CalendarPeriod, PortfolioItem, RateCardItem
+from studio.memory import snapshot_correct
+from studio.models import CalendarPeriod, ClientSnapshot, PortfolioItem, RateCardItem
 
 
 @admin.register(RateCardItem)
@@ -25,3 +26,19 @@ class CalendarPeriodAdmin(admin.ModelAdmin):
     list_filter = ["status", "source"]
     search_fields = ["note", "external_id"]
     date_hierarchy = "starts_on"
+
+
+@admin.register(ClientSnapshot)
+class ClientSnapshotAdmin(admin.ModelAdmin):
+    """What memory holds for a client: a producer reads it here and corrects the facts."""
+
+    list_display = ["key", "corrected", "rebuilt_at"]
+    list_filter = ["corrected"]
+    search_fields = ["key", "text"]
+    readonly_fields = ["text", "sources", "rebuilt_at"]
+
+    def save_model(self, request, obj, form, change):
+        if change:  # a correction: rendered again and kept by the daily rebuilds
+            snapshot_correct(key=obj.key, facts=obj.facts)
+        else:
+            super().save_model(request, obj, form, change)

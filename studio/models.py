@@ -101,3 +101,24 @@ class CalendarPeriod(models.Model):
 
     def __str__(self) -> str:
         return f"{self.starts_on}–{self.ends_on} {self.status}"
+
+
+class ClientSnapshot(models.Model):
+    """What the studio knows about one client from earlier briefings, leads and works (the
+    memory's daily horizon), keyed by a verified contact or the company. `text` is rendered
+    by code, byte-for-byte the same for the same facts, so it can sit in the prompt's
+    cacheable prefix; a producer may correct `facts` (the next rebuild renders them again
+    unless `corrected` keeps them)."""
+
+    key = models.CharField(max_length=220, unique=True, help_text="company:… or contact:…")
+    facts = models.JSONField(default=dict)
+    text = models.TextField()
+    sources = models.JSONField(default=list, blank=True)  # ["project:12", "lead:4", "work:3"]
+    corrected = models.BooleanField(default=False, help_text="A producer's correction: kept")
+    rebuilt_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["key"]
+
+    def __str__(self) -> str:
+        return self.key

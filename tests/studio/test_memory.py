@@ -1,0 +1,132 @@
+"""Memory's horizons as far as they are built: the client snapshot (gathered from earlier
+briefings and works, byte-stable between rebuilds, in the prompt's cacheable prefix, kept
+when a producer corrects it, gone when the client asks to be forgotten) and the session's
+compact log of earlier tool calls once older turns are folded out."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from django.conf import settings
+
+from briefing.agents import StageCall, _tool_blocks
+from briefing.models import Project
+from briefing.services import project_create, turn_receive
+from briefing.stages.registry import stage_by_key
+from briefing.tool_use import TurnTools
+from llmkit.tools import ToolSession
+from studio.memory import (
+    SNAPSHOT_HEAD,
+    client_forget,
+    company_key,
+    snapshot_correct,
+    snapshot_for_profile,
+    snapshots_rebuild,
+)
+from studio.models import ClientSnapshot
+from studio.services import studio_demo_load
+
+pytestmark = pytest.mark.django_db
+PROFILE = {
+    "intro": {"clientName": "Олег Кравцов", "company": "Полярная Ягода",
+              "contact": "oleg@polar-berry.ru"},
+    "vision": {"productName": "Клюквенный Север", "tone": "тёплый, семейный"},
+    "service": {"contentType": "Рекламный ролик."},
+    "budget": {"budget": 650000, "currency": "RUB", "deadline": "2026-06-01"},
+}  # fmt: skip
+
+
+def completed(title: str, profile: dict, month: int = 5) -> Project:
+    project = project_create(title=title, language="ru")
+    when = datetime.datetime(2026, month, 3, tzinfo=datetime.UTC)
+    Project.objects.filter(pk=project.pk).update(
+        status=Project.Status.COMPLETED, completed_at=when, profile=profile
+    )
+    return project
+
+
+def test_the_snapshot_gathers_briefs_and_works_and_renders_the_same_bytes_again():
+    studio_demo_load(today=datetime.date(2026, 12, 1))
+    completed("Весенний ролик", PROFILE)
+    assert snapshots_rebuild() == {"written": 2, "unchanged": 0, "kept_corrected": 0}
+    text = ClientSnapshot.objects.get(key=company_key("ООО «Полярная Ягода»")).text
+    assert text == "\n".join([
+        SNAPSHOT_HEAD,
+        "- company: Полярная Ягода",
+        "- people: Олег Кравцов",
+        "- contacts: oleg@polar-berry.ru",
+        "- products: Клюквенный Север",
+        "- tone: тёплый, семейный",
+        "- earlier brief: 2026-05 «Весенний ролик», Рекламный ролик, budget 650 000 RUB, "
+        "deadline 2026-06-01",
+        "- work made for them: 2025 «Клюквенный Север — весенняя кампания»",
+    ])  # fmt: skip
+    # Another day, no new data: nothing is written, the bytes are the same.
+    assert snapshots_rebuild() == {"written": 0, "unchanged": 2, "kept_corrected": 0}
+    assert ClientSnapshot.objects.get(key=company_key("полярная ягода")).text == text
+    completed("Осенний ролик", {**PROFILE, "service": {"contentType": "Клип"}}, month=9)
+    assert snapshots_rebuild()["written"] == 2
+    assert "2026-09 «Осенний ролик», Клип" in snapshot_for_profile(PROFILE)
+
+
+def test_the_snapshot_is_in_the_cacheable_system_message_of_a_stage_call(
+    scripted_model, django_capture_on_commit_callbacks
+):
+    completed("Весенний ролик", PROFILE)
+    snapshots_rebuild()
+    project = project_create(title="Новый", language="ru")
+    stage = project.stages.get(key="intro")
+    stage.fields = {"company": "Полярная Ягода"}
+    stage.save()
+    scripted_model.answers({"message": "Как вас зовут?", "introStatus": False})
+    with django_capture_on_commit_callbacks(execute=True):
+        turn_receive(project=project, text="Здравствуйте!")
+    system = scripted_model.requests[-1]["messages"][0]
+    assert system["role"] == "system"
+    assert snapshot_for_profile(PROFILE) in system["content"]
+    # Before the per-turn state: the prefix up to it is the same on every turn.
+    assert system["content"].index(SNAPSHOT_HEAD) < system["content"].index("Locked entities (use")
+
+
+def test_a_producers_correction_is_kept_by_the_rebuild():
+    completed("Весенний ролик", PROFILE)
+    snapshots_rebuild()
+    key = company_key("Полярная Ягода")
+    snapshot_correct(key=key, facts={"company": "Полярная Ягода", "tones": ["строгий"]})
+    assert snapshots_rebuild()["kept_corrected"] == 1
+    assert "- tone: строгий" in ClientSnapshot.objects.get(key=key).text
+
+
+def test_a_forgotten_client_leaves_nothing_behind():
+    project = completed("Весенний ролик", PROFILE)
+    other = completed("Чужой", {"intro": {"company": "Автомир", "contact": "a@avtomir.ru"}})
+    snapshots_rebuild()
+    removed = client_forget(company="Полярная Ягода", contact="oleg@polar-berry.ru")
+    assert removed == {"snapshots": 2, "briefings_unlinked": 1}
+    snapshots_rebuild()  # the next rebuild does not find them again
+    keys = set(ClientSnapshot.objects.values_list("key", flat=True))
+    assert keys == {company_key("Автомир"), "contact:a@avtomir.ru"}
+    project.refresh_from_db()
+    assert "Полярная Ягода" not in str(project.profile)
+    assert "oleg@polar-berry.ru" not in str(project.profile)
+    assert "Автомир" in str(Project.objects.get(pk=other.pk).profile)
+    assert snapshot_for_profile(PROFILE) == ""
+
+
+def test_the_rebuild_runs_daily_on_the_beat():
+    entry = next(e for e in settings.CELERY_BEAT_SCHEDULE.values()
+                 if e["task"] == "studio.tasks.client_snapshots_rebuild")  # fmt: skip
+    assert entry["schedule"] == 24 * 3600
+
+
+def test_earlier_tool_calls_are_logged_once_older_turns_are_folded():
+    tools = TurnTools(
+        ToolSession([]), "ru", earlier_calls=('rate_card_quote({"query": "ролик"}) → 281 chars',)
+    )
+    call = StageCall(spec=stage_by_key("production", "intro"), known={}, locks={}, summaries=(),
+                     turns=(), language="ru", opening=False, tools=tools)  # fmt: skip
+    assert _tool_blocks(call) == ""  # nothing folded: the turns themselves are shown
+    folded = _tool_blocks(StageCall(**{**call.__dict__, "omitted_turns": 4}))
+    assert folded == ("Earlier tool calls in this conversation (results not repeated):\n"
+                      '- rate_card_quote({"query": "ролик"}) → 281 chars')  # fmt: skip
