@@ -10,7 +10,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Max, Q, QuerySet, Sum
+from django.db.models import (
+    Count,
+    Exists,
+    IntegerField,
+    JSONField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+)
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from briefing.models import BriefingEvent, Project, Turn
@@ -81,6 +93,7 @@ class InboxFacts:
     needs_since: datetime.datetime | None
     last_activity_at: datetime.datetime | None
     unread_count: int
+    rank_and_key: tuple[int, int] = (RANK_ACTIVE, 0)  # the inbox order (see Project)
 
     @property
     def need(self) -> Need | None:
@@ -91,38 +104,72 @@ def _micros(moment: datetime.datetime | None) -> int:
     return int(moment.timestamp() * 1_000_000) if moment else 0
 
 
-def inbox_facts(project: Project) -> InboxFacts:
-    """The facts of one briefing from its own rows (a handful of indexed queries)."""
-    turns = Turn.objects.filter(project_id=project.pk)
-    client_turns = turns.filter(role=Turn.Role.CLIENT)
-    last_client = client_turns.order_by("-seq").first()
-    last_producer_seq = turns.filter(role=Turn.Role.PRODUCER).aggregate(top=Max("seq"))["top"] or 0
-    events = BriefingEvent.objects.filter(project_id=project.pk)
-    unanswered = last_client is not None and last_client.seq > last_producer_seq
-    status = last_client.status if last_client else ""
+def _with_turn_facts(projects: QuerySet[Project]) -> QuerySet[Project]:
+    """The rows a briefing's facts come from, read with the briefing in one query: its last
+    client turn, its producer's last message, its unread count and its last event."""
+    turns = Turn.objects.filter(project=OuterRef("pk"))
+    last_client = turns.filter(role=Turn.Role.CLIENT).order_by("-seq")
+    unread = (
+        turns.filter(role=Turn.Role.CLIENT, seq__gt=OuterRef("read_seq"))
+        .order_by()
+        .values("project")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    events = BriefingEvent.objects.filter(project=OuterRef("pk"))
+
+    def client(name: str, field: Any = None) -> Subquery:
+        return Subquery(last_client.values(name)[:1], output_field=field)
+
+    return projects.annotate(
+        client_pk=client("pk"),
+        client_seq=client("seq"),
+        client_status=client("status"),
+        client_meta=client("meta", JSONField()),
+        client_created_at=client("created_at"),
+        client_processed_at=client("processed_at"),
+        producer_seq=Subquery(
+            turns.filter(role=Turn.Role.PRODUCER).order_by("-seq").values("seq")[:1]
+        ),
+        unread=Coalesce(Subquery(unread, output_field=IntegerField()), 0),
+        last_event_at=Subquery(events.order_by("-id").values("created_at")[:1]),
+        has_proposals=Exists(events.filter(kind=Kind.LOCK_CHANGE_PROPOSED)),
+    )
+
+
+def inbox_facts(project_id: int) -> InboxFacts:
+    """The facts of one briefing from its own rows: one query, and one or two more only for
+    the states that need them (after completion, waiting while held, a proposal)."""
+    project = _with_turn_facts(Project.objects.filter(pk=project_id)).get()
+    client_turns = Turn.objects.filter(project_id=project_id, role=Turn.Role.CLIENT)
+    events = BriefingEvent.objects.filter(project_id=project_id)
+    producer_seq = project.producer_seq or 0
+    unanswered = project.client_seq is not None and project.client_seq > producer_seq
+    status = project.client_status or ""
     reason, since = "", None
     if project.status == Project.Status.COMPLETED:
-        after = client_turns.filter(seq__gt=last_producer_seq)
-        if project.completed_at:
-            after = after.filter(created_at__gt=project.completed_at)
-        first = after.order_by("seq").first()
-        if first is not None:
-            reason, since = "after_completion", first.created_at
+        if unanswered:
+            after = client_turns.filter(seq__gt=producer_seq)
+            if project.completed_at:
+                after = after.filter(created_at__gt=project.completed_at)
+            first = after.order_by("seq").values_list("created_at", flat=True).first()
+            if first is not None:
+                reason, since = "after_completion", first
     elif unanswered and status == Turn.Status.FAILED:
-        overdue = events.filter(kind=Kind.FOLLOW_UP_REQUESTED, turn_id=last_client.pk).exists()
+        overdue = events.filter(kind=Kind.FOLLOW_UP_REQUESTED, turn_id=project.client_pk).exists()
         reason = "follow_up_due" if overdue else "holding_reply"
-        since = last_client.processed_at or last_client.created_at
+        since = project.client_processed_at or project.client_created_at
     elif unanswered and status == Turn.Status.WAITING_PRODUCER:
-        intent = (last_client.meta or {}).get("attention")
+        intent = (project.client_meta or {}).get("attention")
         if intent:
             reason = "complaint" if intent == "complaint" else "human_request"
-            since = last_client.created_at
+            since = project.client_created_at
         else:
             oldest = client_turns.filter(
-                status=Turn.Status.WAITING_PRODUCER, seq__gt=last_producer_seq
+                status=Turn.Status.WAITING_PRODUCER, seq__gt=producer_seq
             ).order_by("seq")
             reason, since = "client_waiting", oldest.values_list("created_at", flat=True)[0]
-    if not reason:
+    if not reason and project.has_proposals:
         proposal = _oldest_pending_proposal(events)
         if proposal is not None:
             reason, since = "lock_change", proposal
@@ -139,13 +186,15 @@ def inbox_facts(project: Project) -> InboxFacts:
         waiting = WaitingFor.AGENT
     else:
         waiting = WaitingFor.CLIENT
-    last_event = events.order_by("-id").values_list("created_at", flat=True).first()
     return InboxFacts(
         waiting_for=waiting,
         needs_reason=reason,
         needs_since=since,
-        last_activity_at=max(filter(None, (last_event, project.updated_at)), default=None),
-        unread_count=client_turns.filter(seq__gt=project.read_seq).count(),
+        last_activity_at=max(
+            filter(None, (project.last_event_at, project.updated_at)), default=None
+        ),
+        unread_count=project.unread,
+        rank_and_key=_order(project, reason, since, project.last_event_at or project.updated_at),
     )
 
 
@@ -164,19 +213,18 @@ def _oldest_pending_proposal(events: QuerySet[BriefingEvent]) -> datetime.dateti
     return next((at for pk, at in proposals if pk not in decided), None)
 
 
-def _order(project: Project, facts: InboxFacts) -> tuple[int, int]:
-    if facts.needs_reason:
-        return RANK_NEEDS, _micros(facts.needs_since)
+def _order(project: Project, reason: str, since: Any, activity: Any) -> tuple[int, int]:
+    if reason:
+        return RANK_NEEDS, _micros(since)
     rank = RANK_DONE if project.status == Project.Status.COMPLETED else RANK_ACTIVE
-    return rank, -_micros(facts.last_activity_at)
+    return rank, -_micros(activity)
 
 
 def inbox_refresh(*, project_id: int) -> InboxFacts:
     """Recompute one briefing's inbox facts and store them (called inside the transaction of
     every change: a turn's end, each recorded event, a dead letter's fix or replay)."""
-    project = Project.objects.get(pk=project_id)
-    facts = inbox_facts(project)
-    rank, key = _order(project, facts)
+    facts = inbox_facts(project_id)
+    rank, key = facts.rank_and_key
     Project.objects.filter(pk=project_id).update(
         waiting_for=facts.waiting_for, needs_reason=facts.needs_reason,
         needs_since=facts.needs_since, last_activity_at=facts.last_activity_at,

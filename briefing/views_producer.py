@@ -192,7 +192,7 @@ def _detail_context(
     turns = list(project.turns.select_related("call", "author").order_by("seq"))
     call_ids = [t.call_id for t in turns if t.call_id]
     letters = {d.call_id: d for d in DeadLetter.objects.filter(call_id__in=call_ids)}
-    facts = inbox_facts(project)
+    facts = inbox_facts(project.pk)
     waiting = facts.waiting_for
     costs = ledger_turn_costs(project_id=project.pk)
     cards, placed = [], False

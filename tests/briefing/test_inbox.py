@@ -286,3 +286,11 @@ def test_the_search_can_use_the_trigram_indexes(postgres, producer):
         plan = search.explain()
     assert "project_title_trgm" in plan
     assert "project_client_name_trgm" in plan
+
+
+def test_a_refresh_costs_the_turn_two_statements(project, say):
+    say(project, "Здравствуйте!")
+    with CaptureQueriesContext(connection) as queries:
+        inbox_refresh(project_id=project.pk)
+    # One read of the briefing with its last turns and event, one write.
+    assert len(queries.captured_queries) == 2
