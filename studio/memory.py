@@ -114,12 +114,14 @@ def _gather() -> dict[str, tuple[ClientFacts, list[str]]]:
             facts.briefs.append(brief)
             sources.append(f"project:{project.pk}")
             found[key] = (facts, sources)
-    for work in PortfolioItem.objects.exclude(client="").order_by("id"):
-        key = company_key(work.client)
-        if key in found:  # a work alone does not make a client known
-            facts, sources = found[key]
-            facts.works.append(f"{work.year} «{work.title}»")
-            sources.append(f"work:{work.pk}")
+    works = list(PortfolioItem.objects.exclude(client="").order_by("id"))
+    for facts, sources in found.values():
+        # By the client's company, under either key: a contact's snapshot reads the same as
+        # its company's. A work alone does not make a client known.
+        for work in works:
+            if facts.company and company_key(work.client) == company_key(facts.company):
+                facts.works.append(f"{work.year} «{work.title}»")
+                sources.append(f"work:{work.pk}")
     return found
 
 
