@@ -12,17 +12,18 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from django import forms
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
-from django.utils.translation import get_language
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _lazy
 
 from briefing.errors import ApplicationError
-from briefing.labels import field_label, label_language
+from briefing.labels import field_label
 from briefing.models import Project
 from briefing.stages import read_budget
 from briefing.stages.base import LANGUAGES, StageSpec, is_empty
 from briefing.status import WaitingFor
 from llmkit.extract import find_deadlines
 
-_LANGUAGE_NAMES = {"ru": "Russian", "uk": "Ukrainian", "en": "English"}
+_LANGUAGE_NAMES = {"ru": _lazy("Russian"), "uk": _lazy("Ukrainian"), "en": _lazy("English")}
 LANGUAGE_CHOICES = tuple((code, _LANGUAGE_NAMES.get(code, code)) for code in LANGUAGES)
 
 
@@ -40,14 +41,21 @@ def producer_choices(user: Any) -> QuerySet:
 
 
 class ProjectNewForm(forms.Form):
-    title = forms.CharField(max_length=200)
-    client_name = forms.CharField(max_length=200, required=False)
-    client_company = forms.CharField(max_length=200, required=False)
+    title = forms.CharField(max_length=200, label=_lazy("Title"))
+    client_name = forms.CharField(max_length=200, required=False, label=_lazy("Client name"))
+    client_company = forms.CharField(max_length=200, required=False, label=_lazy("Client company"))
     client_contact = forms.CharField(
-        max_length=200, required=False, help_text="A phone number or an e-mail address"
+        max_length=200,
+        required=False,
+        label=_lazy("Client contact"),
+        help_text=_lazy("A phone number or an e-mail address"),
     )
-    language = forms.ChoiceField(choices=LANGUAGE_CHOICES, initial="ru")
-    producer = forms.ModelChoiceField(queryset=get_user_model().objects.none())
+    language = forms.ChoiceField(
+        choices=LANGUAGE_CHOICES, initial="ru", label=_lazy("The client's language")
+    )
+    producer = forms.ModelChoiceField(
+        queryset=get_user_model().objects.none(), label=_lazy("Producer")
+    )
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -56,15 +64,19 @@ class ProjectNewForm(forms.Form):
 
 
 class DashboardFilterForm(forms.Form):
-    q = forms.CharField(required=False, label="Search", max_length=200)
+    q = forms.CharField(required=False, label=_lazy("Search"), max_length=200)
     status = forms.ChoiceField(
-        required=False, choices=[("", "any status"), *Project.Status.choices]
+        required=False, choices=[("", _lazy("any status")), *Project.Status.choices]
     )
     producer = forms.ModelChoiceField(
-        required=False, queryset=get_user_model().objects.none(), empty_label="any producer"
+        required=False,
+        queryset=get_user_model().objects.none(),
+        empty_label=_lazy("any producer"),
     )
     waiting = forms.ChoiceField(
-        required=False, label="Waiting for", choices=[("", "anyone"), *WaitingFor.CHOICES]
+        required=False,
+        label=_lazy("Waiting for"),
+        choices=[("", _lazy("anyone")), *WaitingFor.CHOICES],
     )
 
     def __init__(self, *args: Any, projects: QuerySet[Project], **kwargs: Any) -> None:
@@ -146,10 +158,12 @@ def field_value(spec: StageSpec, name: str, raw: str) -> Any:
     if kind == "int":
         amount = read_budget(raw, "ru")
         if amount is None:
-            label = field_label(spec.key, name, label_language(get_language()))
             raise ApplicationError(
-                f"{label}: “{raw.strip()[:60]}” is not an amount; write it as 1 200 000, "
-                "1,2 млн or 500 тыс.",
+                gettext(
+                    "%(field)s: “%(raw)s” is not an amount; write it as 1 200 000, 1,2 млн or "
+                    "500 тыс."
+                )
+                % {"field": field_label(spec.key, name), "raw": raw.strip()[:60]},
                 extra={"field": name},
             )
         return amount

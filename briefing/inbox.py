@@ -24,6 +24,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _lazy
 
 from briefing.models import BriefingEvent, Project, Turn
 from briefing.status import PENDING_TURN, WaitingFor
@@ -38,49 +39,55 @@ class Need:
     """A reason a person is needed: what the row says, what to do and where (an anchor of the
     briefing's page)."""
 
-    label: str
-    todo: str
+    label: Any  # a lazy translation: the producer's language when shown
+    todo: Any
     anchor: str
 
 
 # In the order they are looked for: the first that holds is the briefing's reason.
 NEEDS: dict[str, Need] = {
     "after_completion": Need(
-        "the client wrote after completion",
-        "The brief is complete and the client wrote again: answer them yourself.",
+        _lazy("the client wrote after completion"),
+        _lazy("The brief is complete and the client wrote again: answer them yourself."),
         "composer",
     ),
     "follow_up_due": Need(
-        "holding reply not followed up",
-        "The client got a holding reply and nobody fixed its dead letter in time: "
-        "write to the client yourself.",
+        _lazy("holding reply not followed up"),
+        _lazy(
+            "The client got a holding reply and nobody fixed its dead letter in time: "
+            "write to the client yourself."
+        ),
         "composer",
     ),
     "holding_reply": Need(
-        "holding reply sent",
-        "The agent's answer failed and the client got a holding reply: ask a manager to fix "
-        "the dead letter, or answer the client yourself.",
+        _lazy("holding reply sent"),
+        _lazy(
+            "The agent's answer failed and the client got a holding reply: ask a manager to fix "
+            "the dead letter, or answer the client yourself."
+        ),
         "composer",
     ),
     "human_request": Need(
-        "the client asks for a person",
-        "The client asked for a person and was told you will answer: write to them.",
+        _lazy("the client asks for a person"),
+        _lazy("The client asked for a person and was told you will answer: write to them."),
         "composer",
     ),
     "complaint": Need(
-        "the client complains",
-        "The client complained and was told you will answer: write to them.",
+        _lazy("the client complains"),
+        _lazy("The client complained and was told you will answer: write to them."),
         "composer",
     ),
     "client_waiting": Need(
-        "the client wrote while you hold the briefing",
-        "The briefing is paused or taken over and the client wrote: answer them, or resume / "
-        "release it to the agent.",
+        _lazy("the client wrote while you hold the briefing"),
+        _lazy(
+            "The briefing is paused or taken over and the client wrote: answer them, or resume / "
+            "release it to the agent."
+        ),
         "composer",
     ),
     "lock_change": Need(
-        "a locked value to decide",
-        "The client proposes another value for a locked entity: accept or reject it.",
+        _lazy("a locked value to decide"),
+        _lazy("The client proposes another value for a locked entity: accept or reject it."),
         "locks",
     ),
 }

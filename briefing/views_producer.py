@@ -16,6 +16,8 @@ from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -131,7 +133,7 @@ def project_new(request: HtmxHttpRequest) -> HttpResponse:
         except ApplicationError as error:
             form.add_error(None, error.message)
         else:
-            messages.success(request, "Briefing created: send the client link below.")
+            messages.success(request, _("Briefing created: send the client link below."))
             url = reverse("project_detail", args=[project.pk])
             return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
     template = f"{NEW_TEMPLATE}#form" if request.htmx else NEW_TEMPLATE
@@ -345,6 +347,25 @@ ACTION_SECTIONS = {
     "strong_model_on": "controls",
     "strong_model_off": "controls",
 }
+# The flash message's words for what was done (a page without htmx reloads after an action).
+ACTION_DONE = {
+    "correct": gettext_lazy("field corrected"),
+    "lock": gettext_lazy("locked"),
+    "unlock": gettext_lazy("unlocked"),
+    "lock_accept": gettext_lazy("proposed change accepted"),
+    "lock_reject": gettext_lazy("proposed change rejected"),
+    "takeover": gettext_lazy("taken over"),
+    "release": gettext_lazy("released to the agent"),
+    "pause": gettext_lazy("paused"),
+    "resume": gettext_lazy("resumed"),
+    "message": gettext_lazy("message sent"),
+    "reopen": gettext_lazy("stage reopened"),
+    "force_close": gettext_lazy("stage closed"),
+    "rotate_link": gettext_lazy("new client link made"),
+    "revoke_link": gettext_lazy("client link revoked"),
+    "strong_model_on": gettext_lazy("the strong model is used"),
+    "strong_model_off": gettext_lazy("routing by complexity again"),
+}
 # What else an action may change. The composer is never swapped from elsewhere (it may
 # hold a message being typed), the transcript only when a message was posted.
 FOLLOW_UPS = ("status", "controls", "locks", "stages", "brief")
@@ -450,7 +471,8 @@ def project_action(request: HtmxHttpRequest, pk: int) -> HttpResponse:
                 return HttpResponseBadRequest(error.message)
         return _sections(request, context, section, status=400)
     if not request.htmx:
-        messages.success(request, f"Done: {action.replace('_', ' ')}.")
+        done = ACTION_DONE.get(action) or action.replace("_", " ")
+        messages.success(request, _("Done: %(action)s.") % {"action": done})
         stage_key = request.POST.get("stage", "") if section in ("stage", "stages") else ""
         return redirect(_back(project, section, stage_key))
     project.refresh_from_db()
