@@ -4,8 +4,10 @@ active language ({{ name|field_label:stage_key }}, {{ key|lock_label }}, {{ key|
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from django import template
+from django.utils.translation import gettext
 
 from briefing import labels
 from briefing.stages.registry import BRIEFING_TYPES
@@ -37,3 +39,24 @@ def stage_title(stage_key: str) -> str:
         None,
     )
     return registry_stage_title(spec, labels.label_language()) if spec else stage_key
+
+
+@register.filter
+def field_value(value: Any) -> str:
+    """A stage field's value as a person reads it: a list one item after another, yes/no in
+    the active language, "—" for nothing."""
+    if value is None or value == "" or value == []:
+        return "—"
+    if isinstance(value, bool):
+        return gettext("yes") if value else gettext("no")
+    if isinstance(value, list | tuple):
+        return "; ".join(str(item) for item in value)
+    return str(value)
+
+
+@register.filter
+def stage_field_items(row: Any) -> list[tuple[str, Any]]:
+    """(field, value) of every field of a timeline row's stage, in the stage's order, filled
+    or not (briefing.status.StageRow: `spec.fields`, `run.fields`)."""
+    values = row.run.fields or {}
+    return [(name, values.get(name)) for name in row.spec.fields]

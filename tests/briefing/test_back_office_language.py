@@ -79,6 +79,9 @@ def test_fields_locks_and_status_lines_show_labels_not_keys(producer_client, pro
     assert ">coreIdea<" not in content
     assert "закреплено «Продукт»: «Зерно»" in content  # the activity line
     assert "этап 1 из 5 (Знакомство) открыт: не хватает: Имя клиента, Контакт" in content
+    # The brief lists each field under its label, the value the lock carried into it.
+    assert '<th scope="row">Продукт</th><td>Зерно</td>' in content
+    assert '<th scope="row">Основная идея</th><td>—</td>' in content
 
 
 def test_the_api_answers_in_english_whatever_the_browser_asks(client):

@@ -63,3 +63,12 @@ def test_the_template_filters_show_labels_and_stage_titles_in_the_active_languag
         assert template.render(context) == (
             "Core idea | Client name | Client name, Contact | Introduction | xyz"
         )
+
+
+def test_field_values_read_as_words():
+    template = Template(
+        "{% load labels %}{{ a|field_value }}|{{ b|field_value }}|{{ c|field_value }}"
+    )
+    context = Context({"a": ["Instagram", "YouTube"], "b": True, "c": None})
+    with translation.override("ru"):
+        assert template.render(context) == "Instagram; YouTube|да|—"
