@@ -20,7 +20,7 @@ from llmkit.parse import FieldError
 from llmkit.providers.rules import RulesTurn
 from llmkit.structured import StructuredResult
 from llmkit.types import Provider
-from studio.memory import snapshot_for_profile
+from studio.memory import retrieval_block, snapshot_for_profile
 
 
 @dataclass(frozen=True)
@@ -126,6 +126,13 @@ def _numbers_said_validator(call: StageCall):
     return check
 
 
+def _retrieved(call: StageCall) -> str:
+    """Memory items relevant to the client's message (none on an opening)."""
+    if call.opening or not call.turns or call.turns[-1][0] != "client":
+        return ""
+    return retrieval_block(profile=call.profile, message=call.turns[-1][1], language=call.language)
+
+
 def _tool_blocks(call: StageCall) -> str:
     """This turn's tool results, after the log of earlier turns' calls when the stage's older
     turns are folded out of the prompt (the session horizon keeps what was asked, not data)."""
@@ -164,6 +171,7 @@ def stage_agent_run(
         tool_results=_tool_blocks(call),
         final_rules=FINAL_ANSWER_RULES if call.tools is not None and call.tools.outcomes else "",
         memory=snapshot_for_profile(call.profile),
+        retrieved=_retrieved(call),
     )
     sources = sources_validator(
         tool_texts=call.tools.source_texts if call.tools is not None else tuple,

@@ -78,6 +78,7 @@ def stage_prompt(
     tool_results: str = "",
     final_rules: str = "",
     memory: str = "",
+    retrieved: str = "",
 ) -> Prompt:
     """`turns` are (role, text) of THIS stage only, oldest first, already cut to the last
     few, `omitted_turns` of them left out before; `known` the stage's fields so far;
@@ -85,7 +86,8 @@ def stage_prompt(
     wrapped as untrusted data; `final_rules` the rules only the final answer needs (given to
     the final generation, not to the tool iterations). Both are volatile: they change by turn.
     `memory` is the client's snapshot (studio.memory): byte-stable between rebuilds, so it
-    sits in the cacheable prefix, before the per-turn state."""
+    sits in the cacheable prefix, before the per-turn state; `retrieved` the few memory items
+    relevant to this message, a small volatile block."""
     stage_block = _stage_block(spec)
     state_lines = ["Locked entities (use exactly as written):"]
     state_lines += [f"- {key}: {_quoted(value)}" for key, value in sorted(locks.items())] or [
@@ -120,6 +122,7 @@ def stage_prompt(
             PromptBlock("memory", memory, cacheable=True),
             PromptBlock("state", "\n".join(state_lines), cacheable=True),
             PromptBlock("turns", "\n".join(conversation), cacheable=False),
+            PromptBlock("retrieved", retrieved, cacheable=False),
             PromptBlock("tools", tool_results, cacheable=False),
             PromptBlock("final_rules", final_rules if tool_results else "", cacheable=False),
             PromptBlock("language", reply_language_block(language), cacheable=False),

@@ -330,6 +330,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # A calendar period's status (busy/tentative) is not a briefing's or a lead's status.
+    "ENUM_NAME_OVERRIDES": {"CalendarPeriodStatusEnum": "studio.models.CalendarPeriod.Status"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "api.schema.add_error_responses",

@@ -3,7 +3,13 @@
 from django.contrib import admin
 
 from studio.memory import snapshot_correct
-from studio.models import CalendarPeriod, ClientSnapshot, PortfolioItem, RateCardItem
+from studio.models import (
+    CalendarPeriod,
+    ClientSnapshot,
+    MemoryItem,
+    PortfolioItem,
+    RateCardItem,
+)
 
 
 @admin.register(RateCardItem)
@@ -42,3 +48,11 @@ class ClientSnapshotAdmin(admin.ModelAdmin):
             snapshot_correct(key=obj.key, facts=obj.facts)
         else:
             super().save_model(request, obj, form, change)
+
+
+@admin.register(MemoryItem)
+class MemoryItemAdmin(admin.ModelAdmin):
+    """The lines per-turn retrieval searches, per client key (rebuilt with the snapshots)."""
+
+    list_display = ["key", "text", "source"]
+    search_fields = ["key", "text"]

@@ -122,3 +122,18 @@ class ClientSnapshot(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+
+class MemoryItem(models.Model):
+    """One line of what memory holds for a client (a fact, an earlier brief, a work), found
+    per turn by full-text search over the client's own items (studio.memory)."""
+
+    key = models.CharField(max_length=220, db_index=True)
+    text = models.TextField()
+    source = models.CharField(max_length=60, blank=True)
+
+    class Meta:
+        ordering = ["key", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.text[:60]}"

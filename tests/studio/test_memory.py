@@ -20,11 +20,13 @@ from studio.memory import (
     SNAPSHOT_HEAD,
     client_forget,
     company_key,
+    memory_retrieve,
+    retrieval_block,
     snapshot_correct,
     snapshot_for_profile,
     snapshots_rebuild,
 )
-from studio.models import ClientSnapshot
+from studio.models import ClientSnapshot, MemoryItem
 from studio.services import studio_demo_load
 
 pytestmark = pytest.mark.django_db
@@ -103,7 +105,8 @@ def test_a_forgotten_client_leaves_nothing_behind():
     other = completed("Чужой", {"intro": {"company": "Автомир", "contact": "a@avtomir.ru"}})
     snapshots_rebuild()
     removed = client_forget(company="Полярная Ягода", contact="oleg@polar-berry.ru")
-    assert removed == {"snapshots": 2, "briefings_unlinked": 1}
+    assert removed["snapshots"] == 2
+    assert removed["briefings_unlinked"] == 1
     snapshots_rebuild()  # the next rebuild does not find them again
     keys = set(ClientSnapshot.objects.values_list("key", flat=True))
     assert keys == {company_key("Автомир"), "contact:a@avtomir.ru"}
@@ -130,3 +133,54 @@ def test_earlier_tool_calls_are_logged_once_older_turns_are_folded():
     folded = _tool_blocks(StageCall(**{**call.__dict__, "omitted_turns": 4}))
     assert folded == ("Earlier tool calls in this conversation (results not repeated):\n"
                       '- rate_card_quote({"query": "ролик"}) → 281 chars')  # fmt: skip
+
+
+def test_per_turn_retrieval_finds_the_clients_items_for_the_message(monkeypatch):
+    studio_demo_load(today=datetime.date(2026, 12, 1))
+    completed("Весенний ролик", PROFILE)
+    completed("Чужой", {"intro": {"company": "Автомир"}, "vision": {"productName": "Ролики"}})
+    snapshots_rebuild()
+    message = "Хотим продолжение роликов про Клюквенный Север"
+    found = memory_retrieve(profile=PROFILE, message=message, language="ru")
+    assert "products: Клюквенный Север" in found  # Russian stemming: "роликов" finds "ролик"
+    assert all("Автомир" not in line for line in found)  # another client's items never
+    assert len(found) <= 3
+    assert memory_retrieve(profile=PROFILE, message="Добрый день", language="ru") == []
+    block = retrieval_block(profile=PROFILE, message=message, language="ru")
+    assert block.startswith("Possibly relevant from earlier work with this client")
+    # The embedded default (SQLite) matches word prefixes instead of PostgreSQL's FTS.
+    from django.db import connection
+
+    monkeypatch.setattr(connection, "vendor", "sqlite")
+    assert "products: Клюквенный Север" in memory_retrieve(
+        profile=PROFILE, message=message, language="ru"
+    )
+
+
+def test_forgetting_removes_the_retrieval_items_too():
+    completed("Весенний ролик", PROFILE)
+    snapshots_rebuild()
+    assert MemoryItem.objects.exists()
+    removed = client_forget(company="Полярная Ягода", contact="oleg@polar-berry.ru")
+    assert removed["items"] > 0
+    snapshots_rebuild()
+    assert not MemoryItem.objects.exists()
+    assert not ClientSnapshot.objects.exists()
+
+
+def test_the_retrieved_items_are_a_volatile_block_of_the_stage_prompt():
+    from briefing.agents import _retrieved
+    from briefing.context import stage_prompt
+
+    completed("Весенний ролик", PROFILE)
+    snapshots_rebuild()
+    call = StageCall(spec=stage_by_key("production", "intro"), known={}, locks={}, summaries=(),
+                     turns=(("client", "Снова про Клюквенный Север"),), language="ru",
+                     opening=False, profile=PROFILE)  # fmt: skip
+    retrieved = _retrieved(call)
+    assert "- products: Клюквенный Север" in retrieved
+    prompt = stage_prompt(spec=call.spec, locks={}, summaries=(), known={}, turns=call.turns,
+                          language="ru", opening=False, retrieved=retrieved)  # fmt: skip
+    assert retrieved not in prompt.cacheable_text
+    assert retrieved in prompt.volatile_text
+    assert _retrieved(StageCall(**{**call.__dict__, "opening": True})) == ""
