@@ -97,27 +97,41 @@ class Level1Verdict(BaseModel):
 
 _FLAGS = re.IGNORECASE | re.UNICODE
 
+# The people a client may ask for. A camera operator or a producer on set is briefing
+# content ("нужен оператор с дроном", "we need a drone operator"), so these count only
+# after a verb of talking or connecting; after "want"/"need" only an unmistakable person
+# ("a real person", "живой человек") does.
+_EN_PEOPLE = (
+    r"(?:human|person|people|manager|operator|agent|producer|representative|somebody|someone"
+    r"|anyone|member\s+of\s+(?:the\s+)?(?:team|staff))"
+)
+_RU_PEOPLE = (
+    r"(?:человек\w*|менеджер\w*|оператор\w*|живы\w*|живо\w*|продюсер\w*|сотрудник\w*"
+    r"|специалист\w*|руководител\w*|кем[\s-]то|кого[\s-]нибудь|кого[\s-]то)"
+)
+_UK_PEOPLE = (
+    r"(?:людин\w*|менеджер\w*|оператор\w*|живо\w*|живи\w*|продюсер\w*|співробітник\w*"
+    r"|спеціаліст\w*|керівник\w*|кимось|когось)"
+)
 _HUMAN_REQUEST = re.compile(
     r"(?:"
-    # English: "talk to a human", "can I speak with a manager", "connect me to a person"
-    r"\b(?:talk|speak|chat|connect|transfer|put|get|switch|pass|hand)\w*\b[^.!?\n]{0,40}?"
-    r"\b(?:human|person|people|manager|operator|agent|someone\s+real|real\s+person"
-    r"|live\s+(?:person|agent|chat)|producer|representative|somebody)\b"
-    r"|\b(?:want|need|would\s+like|'d\s+like|call\s+me|let)\b[^.!?\n]{0,30}?"
-    r"\b(?:human|real\s+person|live\s+person|manager|operator|producer|representative)\b"
-    r"|\bare\s+you\s+(?:a\s+)?(?:bot|robot|human|real)\b"
-    # Russian
-    r"|\b(?:позов\w*|соедин\w*|переключ\w*|свяж\w*|дай\w*|позвать|хочу|хотел\w*|нуж\w*"
-    r"|можно|перевед\w*|поговорить|пообщаться|связаться)\b[^.!?\n]{0,40}?"
-    r"\b(?:человек\w*|менеджер\w*|оператор\w*|живо\w*|продюсер\w*|сотрудник\w*"
-    r"|специалист\w*|руководител\w*|кем[\s-]то\s+из\s+(?:людей|студии|команды))\b"
-    r"|\bты\s+(?:бот|робот|человек|живой)\b|\bвы\s+(?:бот|робот|живой\s+человек)\b"
-    # Ukrainian
-    r"|\b(?:покли\w*|з['’]?єдна\w*|переключ\w*|зв['’]?яж\w*|дай\w*|хочу|хотів\w*|потрібен"
-    r"|потрібна|можна|переведі\w*|поговорити|поспілкуватися|зв['’]?язатися)\b[^.!?\n]{0,40}?"
-    r"\b(?:людин\w*|менеджер\w*|оператор\w*|жив\w*|продюсер\w*|співробітник\w*"
-    r"|спеціаліст\w*|керівник\w*)\b"
-    r"|\bти\s+(?:бот|робот|людина|живий)\b"
+    r"\b(?:talk|speak|chat|connect|transfer|put\s+me\s+through|get\s+me|pass\s+me|hand\s+me"
+    r"|switch\s+me|call\s+me\s+back|escalate)\w*\b[^.!?\n]{0,40}?\b" + _EN_PEOPLE + r"\b"
+    r"|\b(?:want|need|would\s+like|'d\s+like|prefer)\b[^.!?\n]{0,30}?"
+    r"\b(?:a\s+human|real\s+(?:person|human)|live\s+(?:person|agent|human)|someone\s+real)\b"
+    r"|\bare\s+you\s+(?:a\s+)?(?:bot|robot|human|real\s+person)\b[^.!?\n]{0,40}?"
+    r"\b(?:human|person|someone)\b"
+    r"|\b(?:поговорить|пообщаться|связаться|соедин\w*|переключ\w*|позов\w*|позвать|перевед\w*"
+    r"|свяж\w*|передай\w*\s+(?:трубку|меня))\b[^.!?\n]{0,40}?\b" + _RU_PEOPLE + r"(?!\w)"
+    r"|\b(?:хочу|хотел\w*|нужен|нужна|нужно|можно|дайте|давайте)\b[^.!?\n]{0,30}?"
+    r"(?:\b(?:с|со)\s+(?:жив\w+\s+)?человеком\b|\bживого\s+человека\b)"
+    r"|\b(?:поговорити|поспілкуватися|зв['’]?язатися|з['’]?єдна\w*|переключ\w*|покли\w*"
+    r"|переведі\w*|передай\w*\s+мене)\b[^.!?\n]{0,40}?\b" + _UK_PEOPLE + r"(?!\w)"
+    r"|\b(?:хочу|хотів\w*|потрібен|потрібна|потрібно|можна|дайте|давайте)\b[^.!?\n]{0,30}?"
+    r"(?:\bз\s+(?:жив\w+\s+)?людиною\b|\bживу\s+людину\b)"
+    # "a manager, not a bot"
+    r"|\b(?:человек\w*|менеджер\w*|людин\w*|person|human|manager)\W+(?:а|а\s+не|not)\s+"
+    r"(?:не\s+)?(?:с\s+|з\s+|a\s+|with\s+a\s+)?(?:бот|робот|bot|robot|machine)\w*"
     r")",
     _FLAGS,
 )
@@ -164,9 +178,16 @@ _QUESTION_WORD = re.compile(
 )
 
 
+# "Свяжитесь с нашим менеджером", "talk to my manager first": the client's own people.
+_CLIENTS_OWN = re.compile(
+    r"\b(?:our|my|their|наш\w*|мо(?:й|его|им|ему|ей|ю|и|их)|мій|мого|моїм|моєю|їх\w*|их)\b",
+    _FLAGS,
+)
+
+
 def intent_of(text: str) -> str:
     """The message's intent from word lists (human request and complaint first)."""
-    if _HUMAN_REQUEST.search(text):
+    if any(not _CLIENTS_OWN.search(m.group()) for m in _HUMAN_REQUEST.finditer(text)):
         return "human_request"
     if _COMPLAINT.search(text):
         return "complaint"

@@ -1,7 +1,8 @@
 """The shipped level-1 risk classifier: loads its weights from the repository and scores text.
 
-Character n-grams (hashed, so no vocabulary is stored) weighted by the training set's IDF,
-L2-normalised, and a multinomial logistic regression over "none" and the attack kinds.
+Character 2-5-grams across word boundaries (hashed, so no vocabulary is stored) weighted
+by the training set's IDF, L2-normalised, and a multinomial logistic regression over
+"none" and the attack kinds.
 The weights are plain numpy arrays in `llmkit/data/level1/risk.npz`, read with
 `allow_pickle=False` after their SHA-256 is checked against `manifest.json`: nothing in
 the file can run code. `python -m llmkit.level1_train` writes both files.
@@ -25,7 +26,10 @@ MANIFEST = DATA_DIR / "manifest.json"
 # One place for the featurisation, used by training and by inference alike.
 N_FEATURES = 2**18
 NGRAM_RANGE = (2, 5)
-MAX_CHARS = 4000
+# Only the head and the tail of a long message are read: n-grams cost time per character,
+# and an instruction sits at either end of a paste (level 0 reads its own, longer window).
+HEAD_CHARS = 400
+TAIL_CHARS = 112
 
 
 class Level1ModelError(RuntimeError):
@@ -37,8 +41,8 @@ def featurise_text(text: str) -> str:
     invisible characters dropped), the head and tail of a long paste."""
     from llmkit.guard import normalise
 
-    if len(text) > MAX_CHARS:
-        text = text[: MAX_CHARS // 2] + "\n" + text[-MAX_CHARS // 2 :]
+    if len(text) > HEAD_CHARS + TAIL_CHARS:
+        text = text[:HEAD_CHARS] + "\n" + text[-TAIL_CHARS:]
     return normalise(text)
 
 
@@ -46,7 +50,7 @@ def make_vectorizer():  # -> sklearn HashingVectorizer (imported lazily: start-u
     from sklearn.feature_extraction.text import HashingVectorizer
 
     return HashingVectorizer(
-        analyzer="char_wb",
+        analyzer="char",
         ngram_range=NGRAM_RANGE,
         n_features=N_FEATURES,
         alternate_sign=False,
@@ -117,7 +121,7 @@ def load_model() -> RiskModel:
 def attack_scores(text: str) -> tuple[str, float, float]:
     """(risk, attack probability, threshold): the risk is "none" below the threshold, else
     the most probable attack kind."""
-    if not WEIGHTS.exists():  # until the first weights are committed: level 0's opinion
+    if not WEIGHTS.exists():  # an install without the data files: level 0's opinion only
         from llmkit.guard import guard_check
 
         verdict = guard_check(text)
