@@ -270,6 +270,8 @@ class BriefingEvent(models.Model):
         TURN_CAPPED = "turn_capped"
         COST_BUDGET_EXCEEDED = "cost_budget_exceeded"
         STRONG_MODEL_SET = "strong_model_set"
+        # Level 1 found a request for a person or a complaint: the producer should answer.
+        ATTENTION_REQUESTED = "attention_requested"
         # The client wrote after completion: appended to the brief, the producer told.
         ADDITIONAL_REQUEST = "additional_request"
         # A stage agent's call of a studio tool (briefing.tool_use): name, arguments, size.

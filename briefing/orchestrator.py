@@ -31,6 +31,7 @@ from briefing.texts import text as code_text
 from briefing.tool_use import turn_tools_run
 from llmkit.guard import guard_check, guard_reply
 from llmkit.language import detect_language
+from llmkit.level1 import classify
 from llmkit.parse import FieldError, as_target
 from llmkit.pools import TurnMeter
 from llmkit.structured import StructuredResult
@@ -42,6 +43,10 @@ CLAIMS_LOST = "claims_lost"
 # The turn `meta` key of a client's message after completion (appended to the brief).
 ADDITIONAL_REQUEST = "additional_request"
 ADDITIONAL_REQUEST_EVENT_CHARS = 500
+# Level 1's attacks get level 0's refusal (the turn's meta "guard" names the canned reply).
+GUARD_LEVEL1_KIND = "prompt_extraction"
+# The turn `meta` key of a request for a person or a complaint (its intent), on both turns.
+ATTENTION = "attention"
 # The languages a brief is written in; a conversation in another one gets an English brief.
 BRIEF_LANGUAGES = ("ru", "uk", "en")
 
@@ -234,6 +239,9 @@ def _decide(work: _TurnWork) -> None:
         )
         work.event(Kind.GUARD_ANSWERED, guard=verdict.kind, matched=verdict.matched)
         return
+    # Before the additional request: an attack is not appended to a completed brief.
+    if _level1_answered(work, language):
+        return
     if project.status == Project.Status.COMPLETED and ADDITIONAL_REQUEST not in turn.meta:
         _additional_request(work)
     if project.status == Project.Status.COMPLETED:
@@ -254,6 +262,50 @@ def _decide(work: _TurnWork) -> None:
         project=project, turn=turn, stage=stage, budget_s=work.budget_left()
     )
     _run_stage(work, stage, opening=opening)
+
+
+def _level1_answered(work: _TurnWork, language: str) -> bool:
+    """Level 1 (the shipped classifier) on a message level 0 let through, its verdict kept
+    in the turn's meta for the router. An attack gets level 0's canned answer; a request
+    for a person or a complaint flags the briefing for its producer (the turn waits for
+    the producer, as the dashboard's attention filter reads it) after the message's facts
+    are read, and the client is told a person will answer. True when the turn is answered."""
+    turn = work.turn
+    verdict = classify(turn.text, default_language=language)
+    turn.meta = {**turn.meta, "level1": verdict.as_meta()}
+    if verdict.is_attack:
+        turn.meta = {**turn.meta, "guard": GUARD_LEVEL1_KIND}
+        reply = guard_reply(GUARD_LEVEL1_KIND, language)
+        work.replies.append(_Reply(reply, turn.stage_key, meta={"guard": GUARD_LEVEL1_KIND}))
+        work.event(
+            Kind.GUARD_ANSWERED, guard=GUARD_LEVEL1_KIND, level=1, risk=verdict.risk,
+            score=verdict.scores.get("attack"),
+        )  # fmt: skip
+        return True
+    # A turn flagged once and handed back by the producer (takeover released) goes on.
+    if not verdict.needs_human or ATTENTION in turn.meta:
+        return False
+    if work.project.status != Project.Status.COMPLETED:
+        _prefill(work)
+    elif ADDITIONAL_REQUEST not in turn.meta:
+        _additional_request(work)
+    turn.meta = {**turn.meta, ATTENTION: verdict.intent}
+    work.turn_status = Turn.Status.WAITING_PRODUCER
+    work.event(Kind.ATTENTION_REQUESTED, turn.stage_key, reason=verdict.intent)
+    # The agent's last question stays the open one: the client's next message answers it.
+    asked = (
+        work.project.turns.filter(role=Turn.Role.AGENT, seq__lt=turn.seq)
+        .exclude(meta__has_key="guard")
+        .order_by("-seq")
+        .values_list("meta", flat=True)
+        .first()
+    ) or {}
+    meta = {k: asked[k] for k in ("asked_field", "asked_fields") if k in asked}
+    meta[ATTENTION] = verdict.intent
+    work.replies.append(
+        _Reply(code_text("person_will_answer", language), turn.stage_key, meta=meta)
+    )
+    return True
 
 
 def _current(work: _TurnWork) -> StageRun | None:

@@ -205,6 +205,10 @@ def _values(values: Any) -> str:
     return "—" if values in (None, "") else str(values)
 
 
+# Level 1's reasons for asking the producer to answer (the intents it acts on).
+ATTENTION_REASONS = {"human_request": "asks for a person", "complaint": "complains"}
+
+
 def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, str]) -> StatusLine:
     """One event as one line of plain text (the template escapes it: event data can hold
     client text)."""
@@ -219,7 +223,16 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
             _("client message #%(seq)s received") % {"seq": data.get("seq", "?")},
             "",
         ),
-        Kind.GUARD_ANSWERED: (f"guard answered ({data.get('guard', '')}) without a model", "warn"),
+        Kind.GUARD_ANSWERED: (
+            f"guard answered ({data.get('guard', '')}) without a model"
+            + (f", level 1: {data.get('risk', '')}" if data.get("level") == 1 else ""),
+            "warn",
+        ),
+        Kind.ATTENTION_REQUESTED: (
+            f"attention: the client {ATTENTION_REASONS.get(data.get('reason', ''), 'asks')}"
+            " and was told a person will answer",
+            "bad",
+        ),
         Kind.LANGUAGE_DETECTED: (
             _("language switched from %(old)s to %(new)s")
             % {"old": data.get("old", "?"), "new": data.get("new", "?")},

@@ -18,6 +18,14 @@ _TEXTS: dict[str, dict[str, str]] = {
         "uk": "Бриф уже зібрано — продюсер отримав ваше повідомлення й відповість вам.",
         "en": "The brief is already complete; your producer has your message and will reply.",
     },
+    # A request for a person or a complaint (level 1): the producer is flagged.
+    "person_will_answer": {
+        "ru": "Понял вас. Я передал ваше сообщение продюсеру — он ответит вам здесь лично.",
+        "uk": "Зрозумів вас. Я передав ваше повідомлення продюсеру — "
+        "він відповість вам тут особисто.",
+        "en": "Understood. I've passed your message to your producer, "
+        "who will answer you here in person.",
+    },
     "chat_placeholder": {
         "ru": "Ваше сообщение…",
         "uk": "Ваше повідомлення…",
