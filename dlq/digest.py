@@ -10,13 +10,17 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import EmailMessage, get_connection
 from django.db.models import Count, Max
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from dlq.models import DeadLetter
 from dlq.selectors import OUTCOMES, local_day_start, parse_quality
 
 TOP_SIGNATURES = 5
 SNIPPET_CHARS = 200
-REWRITE_ADVICE = "rewrite the prompt rather than patch it"
+# Translated when the digest is written (gettext_noop only marks it for makemessages).
+REWRITE_ADVICE = gettext_noop("rewrite the prompt rather than patch it")
 MANAGERS_GROUP = "Managers"
 
 
@@ -101,38 +105,44 @@ def _percent(share: float) -> str:
 
 
 def render_digest_text(digest: dict[str, Any]) -> str:
-    """The digest as a plain-text e-mail body."""
+    """The digest as a plain-text e-mail body, in the active language."""
+    week = {"start": f"{digest['week_start']:%Y-%m-%d}", "end": f"{digest['week_ending']:%Y-%m-%d}"}
     lines = [
-        f"Parse quality, {digest['week_start']:%Y-%m-%d} to {digest['week_ending']:%Y-%m-%d}",
+        _("Parse quality, %(start)s to %(end)s") % week,
         "",
-        f"Structured calls: {digest['total']}",
+        _("Structured calls: %(total)s") % {"total": digest["total"]},
     ]
     for outcome in OUTCOMES:
         figures = digest["outcomes"][outcome]
         lines.append(f"  {outcome}: {figures['count']} ({_percent(figures['share'])})")
-    lines.append(f"Retry share: {_percent(digest['retry_share'])}")
+    lines.append(_("Retry share: %(share)s") % {"share": _percent(digest["retry_share"])})
 
-    lines += ["", "Top error signatures:"]
+    lines += ["", _("Top error signatures:")]
     if not digest["top_signatures"]:
-        lines.append("  none")
+        lines.append("  " + _("none"))
     for group in digest["top_signatures"]:
         lines.append(f"  {group['count']} × {group['error_signature']}")
-        lines.append(f"    error: {group['example']['error_message']}")
-        lines.append(f"    answer: {group['example']['raw_response']}")
+        lines.append("    " + _("error: %(text)s") % {"text": group["example"]["error_message"]})
+        lines.append("    " + _("answer: %(text)s") % {"text": group["example"]["raw_response"]})
 
-    for title, key in (("schema", "retry_per_schema"), ("provider", "retry_per_provider")):
-        lines += ["", f"Retry share per {title}:"]
+    for title, key in (
+        (_("Retry share per schema:"), "retry_per_schema"),
+        (_("Retry share per provider:"), "retry_per_provider"),
+    ):
+        lines += ["", title]
         if not digest[key]:
-            lines.append("  none")
+            lines.append("  " + _("none"))
         for name, row in digest[key].items():
-            lines.append(f"  {name or '-'}: {_percent(row['retry_share'])} of {row['total']}")
+            share = {"share": _percent(row["retry_share"]), "total": row["total"]}
+            lines.append(f"  {name or '-'}: " + _("%(share)s of %(total)s") % share)
 
-    lines += ["", f"Schemas retried more than {_percent(digest['retry_share_alert'])} of calls:"]
+    alert = {"share": _percent(digest["retry_share_alert"])}
+    lines += ["", _("Schemas retried more than %(share)s of calls:") % alert]
     if not digest["alerts"]:
-        lines.append("  none")
+        lines.append("  " + _("none"))
     for alert in digest["alerts"]:
         lines.append(
-            f"  {alert['schema_name']}: {_percent(alert['retry_share'])}: {alert['advice']}"
+            f"  {alert['schema_name']}: {_percent(alert['retry_share'])}: {_(alert['advice'])}"
         )
     return "\n".join(lines) + "\n"
 
@@ -149,8 +159,12 @@ def weekly_digest_send(*, week_ending: date) -> int:
     )
     if not recipients:
         return 0
-    body = render_digest_text(weekly_digest_build(week_ending=week_ending))
-    subject = f"Parse quality digest, week ending {week_ending:%Y-%m-%d}"
+    # Written in the back office's language (LANGUAGE_CODE): no request says a manager's.
+    with translation.override(settings.LANGUAGE_CODE):
+        body = render_digest_text(weekly_digest_build(week_ending=week_ending))
+        subject = _("Parse quality digest, week ending %(date)s") % {
+            "date": f"{week_ending:%Y-%m-%d}"
+        }
     # One message per manager: no manager sees the others' addresses.
     messages = [
         EmailMessage(subject=subject, body=body, from_email=settings.DEFAULT_FROM_EMAIL, to=[to])

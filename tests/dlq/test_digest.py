@@ -124,6 +124,15 @@ def test_digest_is_mailed_to_active_managers_with_an_address_only(week, mailoutb
     assert "BriefCard: 40.0%: rewrite the prompt rather than patch it" in mailoutbox[0].body
 
 
+def test_the_digest_is_written_in_the_back_offices_language(week, mailoutbox, settings):
+    settings.LANGUAGE_CODE = "ru"
+    _user("ann", "Managers", "ann@example.com")
+    assert weekly_digest_send(week_ending=SUNDAY) == 1
+    assert mailoutbox[0].subject == "Сводка качества разбора, неделя до 2025-03-16"
+    assert "Качество разбора, 2025-03-10 — 2025-03-16" in mailoutbox[0].body
+    assert "Структурированных вызовов: 10" in mailoutbox[0].body
+
+
 def test_no_manager_no_mail(week, mailoutbox):
     _user("pat", "Producers", "pat@example.com")
     assert weekly_digest_send(week_ending=SUNDAY) == 0
