@@ -101,3 +101,27 @@ def test_a_long_client_message_is_kept_whole_and_marked_shortened_for_the_model(
     assert "The agents saw the first 2000 of 25200 characters" in content
     content = page(producer_client, project, **RU)
     assert "Агенты видели первые 2000 из 25200 символов" in content
+
+
+def test_every_back_office_page_renders_in_russian(manager_client, project, dead_lettered_turn):
+    """Each page's translations render (a broken blocktranslate fails here, not in use)."""
+    _, letter = dead_lettered_turn
+    pages = {
+        reverse("dashboard"): "Брифинги",
+        reverse("project_new"): "Создать и получить ссылку для клиента",
+        reverse("project_detail", args=[project.pk]): "Этапы и поля",
+        reverse("crm:leads"): "Все заявки",
+        reverse("crm:leads") + "?queue=call_back": "Очередь обратных звонков",
+        reverse("crm:human_queue"): "Ручная очередь",
+        reverse("dlq:dead_letters"): "Открытые, по ошибке",
+        reverse("dlq:dead_letters") + "?view=list": "Все сбойные ходы",
+        reverse("dlq:dead_letter_detail", args=[letter.pk]): "Текст клиента",
+        reverse("dlq:quality"): "Качество разбора",
+        reverse("dlq:digest"): "Сводка качества разбора",
+    }
+    for url, words in pages.items():
+        response = manager_client.get(url, **RU)
+        assert response.status_code == 200, url
+        content = response.content.decode()
+        assert '<html lang="ru">' in content, url
+        assert words in content, url
