@@ -351,6 +351,15 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
         Kind.PROJECT_PAUSED: (_("paused"), "warn"),
         Kind.PROJECT_RESUMED: (_("resumed"), ""),
         Kind.BRIEF_COMPLETED: (_("brief completed"), "ok"),
+        Kind.TOOL_CALLED: (
+            f"studio tool {data.get('name', '?')}"
+            + (" (from the turn's cache)" if data.get("cached") else "")
+            + (f": error, {data.get('error')}" if data.get("error") else
+               f", {data.get('size', 0)} characters"
+               + (f", {data.get('shown')} of {data.get('total')} items shown"
+                  if data.get("truncated") else "")),
+            "warn" if data.get("error") else "",
+        ),
         Kind.ADDITIONAL_REQUEST: (
             f"the client asked for more after completion (added to the brief): "
             f"“{data.get('text', '')}”",

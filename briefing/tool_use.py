@@ -71,8 +71,9 @@ class TurnTools:
     loop_requests: int = 0
     # The tool-calling provider failed: the code pre-fetches instead.
     loop_failed: bool = False
-    # Earlier turns' tool calls, compact (the session horizon's log: no data).
-    earlier_calls: tuple[str, ...] = ()
+    # Earlier turns' tool calls, compact (the session horizon's log: no data); read only
+    # when a prompt folds older turns out, so a turn that shows them all pays no query.
+    earlier_calls: Callable[[], tuple[str, ...]] = tuple
 
     @property
     def outcomes(self) -> list[ToolOutcome]:
@@ -84,10 +85,11 @@ class TurnTools:
     def earlier_log(self) -> str:
         """What earlier turns asked the tools and how big the answers were, not the data:
         shown when the stage's older turns are folded out of the prompt."""
-        if not self.earlier_calls:
+        lines = self.earlier_calls()
+        if not lines:
             return ""
         return "Earlier tool calls in this conversation (results not repeated):\n" + "\n".join(
-            f"- {line}" for line in self.earlier_calls
+            f"- {line}" for line in lines
         )
 
     def answer(self) -> str:
@@ -135,7 +137,7 @@ def turn_tools_for(
         company=str(intro.get("company") or ""), contact=str(intro.get("contact") or ""),
     )  # fmt: skip
     return TurnTools(
-        ToolSession(tools), language, earlier_calls=_earlier_calls(project_id, turn_id)
+        ToolSession(tools), language, earlier_calls=lambda: _earlier_calls(project_id, turn_id)
     )
 
 
@@ -250,7 +252,7 @@ def tools_model_loop(
 def tool_loop_max_requests(meter: Any) -> int:
     """Level 1's per-turn call cap bounds the loop where a route exists (two requests are
     kept for the final structured call and its retry); else BRIEFING_TOOL_MAX_REQUESTS."""
-    fallback = getattr(settings, "BRIEFING_TOOL_MAX_REQUESTS", 3)
+    fallback = settings.BRIEFING_TOOL_MAX_REQUESTS
     if meter is None:
         return fallback
     return max(min(meter.route.max_calls - meter.calls - 2, fallback), 0)

@@ -263,6 +263,9 @@ DLQ_CALL_RETENTION_DAYS = env_int("DLQ_CALL_RETENTION_DAYS", 0)
 # --- Briefing engine ----------------------------------------------------------------
 # How many turns of the current stage an agent sees (never the whole history).
 BRIEFING_CONTEXT_TURNS = env_int("BRIEFING_CONTEXT_TURNS", 6)
+# Tool steps a tool-calling model may take in one turn before its final answer; level 1's
+# per-turn call cap lowers it (two requests stay for the final answer and its retry).
+BRIEFING_TOOL_MAX_REQUESTS = env_int("BRIEFING_TOOL_MAX_REQUESTS", 3)
 # The most tokens a stage agent may answer with (a stage answer is a small JSON object).
 BRIEFING_MAX_TOKENS = env_int("BRIEFING_MAX_TOKENS", 400)
 # Seconds one client turn may spend on model calls, across its stage calls (a turn that

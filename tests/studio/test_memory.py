@@ -125,7 +125,9 @@ def test_the_rebuild_runs_daily_on_the_beat():
 
 def test_earlier_tool_calls_are_logged_once_older_turns_are_folded():
     tools = TurnTools(
-        ToolSession([]), "ru", earlier_calls=('rate_card_quote({"query": "ролик"}) → 281 chars',)
+        ToolSession([]),
+        "ru",
+        earlier_calls=lambda: ('rate_card_quote({"query": "ролик"}) → 281 chars',),
     )
     call = StageCall(spec=stage_by_key("production", "intro"), known={}, locks={}, summaries=(),
                      turns=(), language="ru", opening=False, tools=tools)  # fmt: skip

@@ -338,3 +338,22 @@ def test_a_link_no_tool_returned_fails_the_gate(
     retry = json.dumps(model.final_requests()[1], ensure_ascii=False)
     assert "the link https://evil.example/work is in no tool result" in retry
     assert reply.text == "Как вас зовут?"
+
+
+def test_the_activity_and_the_next_turns_log_name_the_call(
+    studio, rules_agent, django_capture_on_commit_callbacks
+):
+    from briefing.status import event_line
+    from briefing.tool_use import _earlier_calls
+
+    project = _project()
+    _say(project, FLOWS["price"][0], django_capture_on_commit_callbacks)
+    event = project.events.get(kind=BriefingEvent.Kind.TOOL_CALLED)
+    line = event_line(event, {}, {})
+    assert line.text.startswith("studio tool rate_card_quote, ")
+    assert line.text.endswith(" characters")
+    # A later turn's prompt, once older turns are folded, logs the call without its data.
+    (logged,) = _earlier_calls(project.pk, None)
+    assert logged.startswith('rate_card_quote({"query": "Сколько примерно стоит')
+    assert logged.endswith(f"→ {event.data['size']} chars")
+    assert _earlier_calls(project.pk, event.turn_id) == ()  # not the turn's own calls
