@@ -28,7 +28,7 @@ from briefing.services import _next_seq, spec_for
 from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.registry import stages_for
 from briefing.texts import text as code_text
-from briefing.tool_use import turn_tools_run
+from briefing.tool_use import memory_prefill, turn_tools_run
 from llmkit.guard import guard_check, guard_reply
 from llmkit.language import detect_language
 from llmkit.level1 import classify
@@ -380,6 +380,8 @@ def _stage_state(stage: StageRun) -> tuple:
 def _run_stage(
     work: _TurnWork, stage: StageRun, *, opening: bool, holding_reply: bool = True
 ) -> tuple[StructuredResult, Any]:
+    if work.tools is None:  # once per turn, before its first stage call
+        memory_prefill(stages=work.stages, event=work.event)
     spec = work.spec(stage)
     history = _StageHistory([], None, 0) if opening else _stage_history(work, stage)
     call = StageCall(

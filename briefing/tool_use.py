@@ -487,3 +487,20 @@ TOOL_STEP_INSTRUCTION = (
     "deadline or their history with the studio, call the matching tool. Otherwise answer "
     "without calling any tool."
 )
+
+
+def memory_prefill(*, stages: Sequence[Any], event: Callable[..., None]) -> None:
+    """A returning client (their contact matches a snapshot) gets the intro fields memory
+    knows filled with source `memory`, once per turn before the first stage call: the bot
+    does not ask for them, and the read-back shows them for the client to confirm."""
+    from briefing.models import BriefingEvent
+    from studio.memory import memory_prefill_values
+
+    intro = next((s for s in stages if s.key == "intro"), None)
+    if intro is None:
+        return
+    values = memory_prefill_values({"intro": intro.fields})
+    for name, value in values.items():
+        intro.fields = {**intro.fields, name: value}
+        event(BriefingEvent.Kind.PREFILL_FILLED, "intro", field=name, value=value,
+              source="memory", evidence=value)  # fmt: skip

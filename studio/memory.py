@@ -269,3 +269,30 @@ def retrieval_block(
 ) -> str:
     found = memory_retrieve(profile=profile, message=message, language=language)
     return "\n".join([RETRIEVAL_HEAD, *(f"- {line}" for line in found)]) if found else ""
+
+
+# --- a returning client's known data --------------------------------------------------------
+
+# Intro fields memory may fill: who the client is, never what they want this time.
+PREFILL_FIELDS = ("clientName", "company")
+
+
+def memory_prefill_values(profile: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """What memory knows of a returning client, for the intro fields still empty: only when
+    the client's own contact matches a snapshot (a company name alone is no proof of who is
+    writing), and only values memory holds one of (one name, one company)."""
+    intro = profile.get("intro", {}) if isinstance(profile, Mapping) else {}
+    contact = intro.get("contact")
+    if not isinstance(contact, str) or not contact.strip():
+        return {}
+    snapshot = ClientSnapshot.objects.filter(key=contact_key(contact)).first()
+    if snapshot is None:
+        return {}
+    facts = ClientFacts.model_validate(snapshot.facts)
+    known = {"clientName": facts.names[0] if len(facts.names) == 1 else "",
+             "company": facts.company}  # fmt: skip
+    return {
+        name: value
+        for name, value in known.items()
+        if name in PREFILL_FIELDS and value and not str(intro.get(name) or "").strip()
+    }

@@ -186,3 +186,34 @@ def test_the_retrieved_items_are_a_volatile_block_of_the_stage_prompt():
     assert retrieved not in prompt.cacheable_text
     assert retrieved in prompt.volatile_text
     assert _retrieved(StageCall(**{**call.__dict__, "opening": True})) == ""
+
+
+def test_a_returning_client_is_recognised_by_their_contact_and_not_asked_again(
+    monkeypatch, django_capture_on_commit_callbacks
+):
+    from briefing.models import BriefingEvent, Turn
+    from dlq.services import llm_chain
+
+    monkeypatch.setenv("LLM_PROVIDERS", "rules")
+    llm_chain.cache_clear()
+    completed("Весенний ролик", PROFILE)
+    snapshots_rebuild()
+    project = project_create(title="Новый", language="ru")
+    with django_capture_on_commit_callbacks(execute=True):
+        turn_receive(
+            project=project, text="Здравствуйте! Пишу с oleg@polar-berry.ru, мы у вас уже снимали."
+        )
+    llm_chain.cache_clear()
+    reply = project.turns.filter(role=Turn.Role.AGENT).order_by("-seq").first()
+    filled = {e.data["field"]: e.data["value"]
+              for e in project.events.filter(kind=BriefingEvent.Kind.PREFILL_FILLED)
+              if e.data.get("source") == "memory"}  # fmt: skip
+    assert filled == {"clientName": "Олег Кравцов", "company": "Полярная Ягода"}
+    assert "Как вас зовут" not in reply.text
+    assert reply.text.startswith("Да, вижу вашу историю у нас: бриф «Весенний ролик» (2026)")
+    # A company name alone is no proof of who writes: nothing is filled from it.
+    stranger = project_create(title="Другой", language="ru")
+    with django_capture_on_commit_callbacks(execute=True):
+        turn_receive(project=stranger, text="Мы из компании «Полярная Ягода».")
+    assert not stranger.events.filter(kind=BriefingEvent.Kind.PREFILL_FILLED,
+                                      data__source="memory").exists()  # fmt: skip
