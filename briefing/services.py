@@ -14,13 +14,15 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from pydantic import ValidationError
 
 from briefing.errors import ApplicationError
+from briefing.labels import field_labels, label_language, lock_label
 from briefing.limits import limits_hit, rates_parse
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.stages.base import StageSpec
-from briefing.stages.registry import DEFAULT_BRIEFING_TYPE, stages_for
+from briefing.stages.registry import DEFAULT_BRIEFING_TYPE, stage_title, stages_for
 from core.queueing import queue_after_commit
 
 # A client message up to this long is stored whole (a brief pasted from a document runs to
@@ -364,7 +366,7 @@ def lock_set(*, project: Project, key: str, value: str, user: Any = None) -> Loc
 def _lock_write(*, project: Project, key: str, value: str, user: Any) -> LockedEntity:
     value = value.strip()
     if not key or not value:
-        raise ApplicationError("a lock needs a key and a value")
+        raise ApplicationError(_("a lock needs a key and a value"))
     lock = LockedEntity.objects.filter(project=project, key=key).first()
     old = lock.value if lock else None
     if lock is None:
@@ -383,7 +385,7 @@ def _lock_write(*, project: Project, key: str, value: str, user: Any) -> LockedE
 def lock_remove(*, project: Project, key: str, user: Any = None) -> None:
     lock = LockedEntity.objects.filter(project=project, key=key).first()
     if lock is None:
-        raise ApplicationError(f"{key!r} is not locked")
+        raise ApplicationError(_("“%(lock)s” is not locked") % {"lock": lock_label(key)})
     lock.delete()
     event_record(
         project=project, kind=Kind.LOCK_REMOVED, data={"key": key, "old": lock.value}, actor=user
@@ -410,7 +412,7 @@ def lock_change_decide(*, project: Project, proposal_id: int, accept: bool, user
     pending = {event.pk: event for event in lock_proposals_pending(project)}
     proposal = pending.get(proposal_id)
     if proposal is None:
-        raise ApplicationError("this proposed change was decided already or does not exist")
+        raise ApplicationError(_("this proposed change was decided already or does not exist"))
     data = proposal.data
     if accept:
         lock_set(project=project, key=data["key"], value=str(data["new"]), user=user)
@@ -511,7 +513,7 @@ def client_link_revoke(*, project: Project, user: Any) -> None:
 def takeover_start(*, project: Project, user: Any) -> None:
     project = Project.objects.select_for_update().get(pk=project.pk)
     if project.taken_over_by_id:
-        raise ApplicationError("the briefing is already taken over")
+        raise ApplicationError(_("the briefing is already taken over"))
     project.taken_over_by = user
     project.save(update_fields=["taken_over_by", "updated_at"])
     event_record(project=project, kind=Kind.PRODUCER_TAKEOVER, actor=user)
@@ -522,7 +524,7 @@ def takeover_release(*, project: Project, user: Any) -> None:
     """Hand the briefing back to the agents; client turns still waiting are processed."""
     project = Project.objects.select_for_update().get(pk=project.pk)
     if not project.taken_over_by_id:
-        raise ApplicationError("the briefing is not taken over")
+        raise ApplicationError(_("the briefing is not taken over"))
     project.taken_over_by = None
     project.save(update_fields=["taken_over_by", "updated_at"])
     _requeue_waiting(project)
@@ -557,7 +559,9 @@ def producer_message_post(*, project: Project, text: str, user: Any) -> Turn:
 def project_pause(*, project: Project, user: Any) -> None:
     project = Project.objects.select_for_update().get(pk=project.pk)
     if project.status != Project.Status.ACTIVE:
-        raise ApplicationError(f"a {project.status} briefing cannot be paused")
+        raise ApplicationError(
+            _("a %(status)s briefing cannot be paused") % {"status": project.get_status_display()}
+        )
     project.status = Project.Status.PAUSED
     project.save(update_fields=["status", "updated_at"])
     event_record(project=project, kind=Kind.PROJECT_PAUSED, actor=user)
@@ -567,7 +571,7 @@ def project_pause(*, project: Project, user: Any) -> None:
 def project_resume(*, project: Project, user: Any) -> None:
     project = Project.objects.select_for_update().get(pk=project.pk)
     if project.status != Project.Status.PAUSED:
-        raise ApplicationError("only a paused briefing can be resumed")
+        raise ApplicationError(_("only a paused briefing can be resumed"))
     project.status = Project.Status.ACTIVE
     project.save(update_fields=["status", "updated_at"])
     _requeue_waiting(project)
@@ -581,7 +585,10 @@ def stage_reopen(*, project: Project, stage_key: str, user: Any) -> StageRun:
     fields and are passed again when this one closes)."""
     stage = StageRun.objects.select_for_update().get(project=project, key=stage_key)
     if stage.status != StageRun.Status.CLOSED:
-        raise ApplicationError(f"{stage_key} is not closed")
+        raise ApplicationError(
+            _("%(stage)s is not closed")
+            % {"stage": stage_title(spec_for(project, stage_key), label_language())}
+        )
     project.stages.filter(status=StageRun.Status.OPEN).exclude(pk=stage.pk).update(
         status=StageRun.Status.PENDING
     )
@@ -602,11 +609,14 @@ def stage_force_close(*, project: Project, stage_key: str, user: Any, reason: st
     spec = spec_for(project, stage_key)
     stage = StageRun.objects.select_for_update().get(project=project, key=stage_key)
     if stage.status == StageRun.Status.CLOSED:
-        raise ApplicationError(f"{stage_key} is already closed")
+        raise ApplicationError(
+            _("%(stage)s is already closed") % {"stage": stage_title(spec, label_language())}
+        )
     missing = spec.missing(stage.fields)
     if missing and not reason.strip():
         raise ApplicationError(
-            f"required fields are missing ({', '.join(missing)}): give a reason",
+            _("required fields are missing (%(fields)s): give a reason")
+            % {"fields": field_labels(stage_key, missing)},
             extra={"missing": missing},
         )
     stage.status, stage.closed_by, stage.closed_at = (

@@ -427,7 +427,7 @@ def test_force_close_needs_a_reason_while_fields_are_missing(producer_client, pr
     assert response.status_code == 400
     content = response.content.decode()
     assert content.lstrip().startswith('<section id="stages"')
-    assert "required fields are missing (clientName, contact, projectType)" in content
+    assert "required fields are missing (Client name, Contact, Project type)" in content
     assert stage(project, "intro").status == "open"
     response = act(producer_client, project, "force_close", stage="intro", reason="by phone")
     assert response.status_code == 200
@@ -443,7 +443,7 @@ def test_reopen_a_closed_stage(producer_client, project):
     assert stage(project, "intro").status == "open"
     response = act(producer_client, project, "reopen", stage="intro")
     assert response.status_code == 400
-    assert "intro is not closed" in response.content.decode()
+    assert "Introduction is not closed" in response.content.decode()
     assert act(producer_client, project, "reopen", stage="nope").status_code == 400
 
 
