@@ -206,7 +206,12 @@ def _values(values: Any) -> str:
 
 
 # Level 1's reasons for asking the producer to answer (the intents it acts on).
-ATTENTION_REASONS = {"human_request": "asks for a person", "complaint": "complains"}
+ATTENTION_REASONS = {
+    "human_request": _lazy(
+        "attention: the client asks for a person and was told a person will answer"
+    ),
+    "complaint": _lazy("attention: the client complains and was told a person will answer"),
+}
 
 
 def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, str]) -> StatusLine:
@@ -224,13 +229,21 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
             "",
         ),
         Kind.GUARD_ANSWERED: (
-            f"guard answered ({data.get('guard', '')}) without a model"
-            + (f", level 1: {data.get('risk', '')}" if data.get("level") == 1 else ""),
+            _("guard answered (%(guard)s) without a model") % {"guard": data.get("guard", "")}
+            + (
+                _(", level 1: %(risk)s") % {"risk": data.get("risk", "")}
+                if data.get("level") == 1
+                else ""
+            ),
             "warn",
         ),
         Kind.ATTENTION_REQUESTED: (
-            f"attention: the client {ATTENTION_REASONS.get(data.get('reason', ''), 'asks')}"
-            " and was told a person will answer",
+            str(
+                ATTENTION_REASONS.get(
+                    data.get("reason", ""),
+                    _lazy("attention: the client asks and was told a person will answer"),
+                )
+            ),
             "bad",
         ),
         Kind.LANGUAGE_DETECTED: (
@@ -354,22 +367,34 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
         Kind.TOOL_CALLED: (
             f"studio tool {data.get('name', '?')}"
             + (" (from the turn's cache)" if data.get("cached") else "")
-            + (f": error, {data.get('error')}" if data.get("error") else
-               f", {data.get('size', 0)} characters"
-               + (f", {data.get('shown')} of {data.get('total')} items shown"
-                  if data.get("truncated") else "")),
+            + (
+                f": error, {data.get('error')}"
+                if data.get("error")
+                else f", {data.get('size', 0)} characters"
+                + (
+                    f", {data.get('shown')} of {data.get('total')} items shown"
+                    if data.get("truncated")
+                    else ""
+                )
+            ),
             "warn" if data.get("error") else "",
         ),
         Kind.ADDITIONAL_REQUEST: (
-            f"the client asked for more after completion (added to the brief): "
-            f"“{data.get('text', '')}”",
+            _("the client asked for more after completion (added to the brief): “%(text)s”")
+            % {"text": data.get("text", "")},
             "bad",
         ),
         Kind.CLIENT_RATE_LIMITED: (
-            f"client messages refused: over {data.get('rate', '?')} per "
-            f"{'sender address' if data.get('scope') == 'address' else 'link'}"
-            f" ({'API' if data.get('channel') == 'api' else 'chat page'}); nothing stored, "
-            f"open again in {data.get('retry_after_s', '?')} s",
+            _(
+                "client messages refused: over %(rate)s per %(scope)s (%(channel)s); nothing "
+                "stored, open again in %(seconds)s s"
+            )
+            % {
+                "rate": data.get("rate", "?"),
+                "scope": _("sender address") if data.get("scope") == "address" else _("link"),
+                "channel": "API" if data.get("channel") == "api" else _("chat page"),
+                "seconds": data.get("retry_after_s", "?"),
+            },
             "bad",
         ),
     }
