@@ -23,7 +23,12 @@ from briefing.brief import Brief, brief_markdown
 from briefing.inbox import inbox_refresh
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.reading import reading_apply, reading_meta, turn_read
-from briefing.routing import cost_budget_exceeded, stage_call_options, turn_route_decide
+from briefing.routing import (
+    cost_budget_exceeded,
+    level1_for_turn,
+    stage_call_options,
+    turn_route_decide,
+)
 from briefing.services import _next_seq, spec_for
 from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.registry import stages_for
@@ -31,7 +36,6 @@ from briefing.texts import text as code_text
 from briefing.tool_use import memory_prefill, turn_tools_run
 from llmkit.guard import guard_check, guard_reply
 from llmkit.language import detect_language
-from llmkit.level1 import classify
 from llmkit.parse import FieldError, as_target
 from llmkit.pools import TurnMeter
 from llmkit.structured import StructuredResult
@@ -271,8 +275,8 @@ def _level1_answered(work: _TurnWork, language: str) -> bool:
     the producer, as the dashboard's attention filter reads it) after the message's facts
     are read, and the client is told a person will answer. True when the turn is answered."""
     turn = work.turn
-    verdict = classify(turn.text, default_language=language)
-    turn.meta = {**turn.meta, "level1": verdict.as_meta()}
+    # The shipped classifier, or with pools the cheapest model first (briefing.routing).
+    verdict = level1_for_turn(project=work.project, turn=turn, budget_s=work.budget_left())
     if verdict.is_attack:
         turn.meta = {**turn.meta, "guard": GUARD_LEVEL1_KIND}
         reply = guard_reply(GUARD_LEVEL1_KIND, language)

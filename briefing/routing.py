@@ -164,7 +164,11 @@ def level1_for_turn(
     *, project: Project, turn: Turn, budget_s: float | None = None
 ) -> Level1Verdict:
     """Level 1's verdict on a client turn (`level1_run`), kept in the turn's meta with what
-    its model call spent, so the router reuses both instead of asking again."""
+    its model call spent, so the router reuses both instead of asking again. A turn
+    processed again (handed back by a producer) keeps the model's verdict it already got."""
+    known = turn.meta.get("level1")
+    if isinstance(known, dict) and known.get("source") == "model":
+        return Level1Verdict.model_validate(known)
     verdict, result = _level1(
         text=turn.text, language=project.language, project_id=project.pk, turn_id=turn.pk,
         budget_s=budget_s,
