@@ -108,6 +108,14 @@ def stage_prompt(
         # Said outright, so the model does not take the first line shown for the start.
         earlier = "1 earlier turn" if omitted_turns == 1 else f"{omitted_turns} earlier turns"
         conversation.append(f"[{earlier} of this stage not shown]")
+        # The session horizon: what the folded turns settled, from the recorded fields (a
+        # summary that grows with the stage, written by code, never by a model).
+        given = [name for name in spec.fields if not is_empty(known.get(name))]
+        missing = spec.missing(known)
+        conversation.append(
+            f"Earlier in this conversation: the client gave {', '.join(given) or 'nothing yet'}"
+            f"; still missing: {', '.join(missing) or 'nothing'}."
+        )
     for role, text in turns:
         speaker = "Client" if role == "client" else "You"
         conversation.append(f"{speaker}: {_quoted(text)}")

@@ -217,3 +217,18 @@ def test_a_returning_client_is_recognised_by_their_contact_and_not_asked_again(
         turn_receive(project=stranger, text="Мы из компании «Полярная Ягода».")
     assert not stranger.events.filter(kind=BriefingEvent.Kind.PREFILL_FILLED,
                                       data__source="memory").exists()  # fmt: skip
+
+
+def test_folded_turns_leave_a_summary_of_what_they_settled():
+    from briefing.context import stage_prompt
+
+    spec = stage_by_key("production", "service")
+    args = {"spec": spec, "locks": {}, "summaries": (), "turns": (("client", "Да"),),
+            "language": "ru", "opening": False}  # fmt: skip
+    known = {"contentType": "Рекламный ролик", "format": "30 секунд"}
+    shown = stage_prompt(known=known, **args).volatile_text
+    assert "Earlier in this conversation" not in shown  # nothing folded, nothing summarised
+    folded = stage_prompt(known=known, omitted_turns=6, **args).volatile_text
+    assert "[6 earlier turns of this stage not shown]" in folded
+    assert ("Earlier in this conversation: the client gave contentType, format; "
+            "still missing: deliverables.") in folded  # fmt: skip
