@@ -13,6 +13,8 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from briefing.errors import ApplicationError
@@ -293,7 +295,13 @@ def dead_letters_replay_group(request: HtmxHttpRequest) -> HttpResponse:
     context = {"signature": signature, "queued": queued, "skipped": skipped}
     if request.htmx:
         return render(request, f"{LIST_TEMPLATE}#replay-result", context)
-    skipped_text = "; ".join(f"{n} skipped: {reason}" for reason, n in skipped.items())
-    messages.info(request, f"{queued} replay{'s' if queued != 1 else ''} queued for "
-                  f"{signature}" + (f" ({skipped_text})" if skipped_text else ""))  # fmt: skip
+    skipped_text = "; ".join(
+        _("%(n)s skipped: %(reason)s") % {"n": n, "reason": reason} for reason, n in skipped.items()
+    )
+    queued_text = ngettext(
+        "%(counter)s replay queued for", "%(counter)s replays queued for", queued
+    ) % {"counter": queued}
+    messages.info(
+        request, f"{queued_text} {signature}" + (f" ({skipped_text})" if skipped_text else "")
+    )
     return redirect("dlq:dead_letters")
