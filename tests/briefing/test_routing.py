@@ -402,3 +402,19 @@ def test_one_chain_without_pools_is_capped_too(project, say, scripted_model):
     assert brain.level1_requests() == []
     call = StructuredCall.objects.filter(source_kind="briefing_turn").first()
     assert call.pool == ""
+
+
+def test_level1_models_verdict_decides_the_turn_and_is_asked_once(project, say, pools):
+    """The model sees a request for a person the shipped classifier does not: the turn waits
+    for the producer on the model's word, and the router did not ask the model again."""
+    fast, strong = pools
+    text = "Хотим ролик к маю"
+    fast.verdicts[text] = {"intent": "human_request"}
+    turn = say(project, text)
+    assert turn.status == Turn.Status.WAITING_PRODUCER
+    assert turn.meta["level1"]["source"] == "model"
+    assert len(fast.level1_requests()) == 1
+    assert fast.stage_requests() == []
+    assert strong.server.requests == []
+    disagreement = ClassifierDisagreement.objects.get(source_id=str(turn.pk))
+    assert disagreement.fields == ["intent"]
