@@ -125,3 +125,11 @@ def test_every_back_office_page_renders_in_russian(manager_client, project, dead
         content = response.content.decode()
         assert '<html lang="ru">' in content, url
         assert words in content, url
+
+
+def test_a_ukrainian_browser_gets_the_ukrainian_back_office(producer_client, project):
+    content = page(producer_client, project, HTTP_ACCEPT_LANGUAGE="uk")
+    assert '<html lang="uk">' in content
+    assert "Етапи та поля" in content
+    assert '<a href="#stage-intro">Знайомство</a>' in content
+    assert "Основна ідея" in content
