@@ -6,11 +6,14 @@ providers that call tools (OpenAI-compatible `tools`, GigaChat `functions`, Yand
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+
+logger = logging.getLogger(__name__)
 
 # What a result may take in a prompt, in characters, unless its tool says otherwise.
 DEFAULT_RESULT_BUDGET = 1500
@@ -133,7 +136,11 @@ class ToolSession:
 
     def _has_data(self, tool: ToolSpec) -> bool:
         if tool.name not in self._available:
-            self._available[tool.name] = bool(tool.available())
+            try:
+                self._available[tool.name] = bool(tool.available())
+            except Exception:  # a source that cannot be asked has no data to offer
+                logger.exception("tool %s: its availability check failed", tool.name)
+                self._available[tool.name] = False
         return self._available[tool.name]
 
     def visible(self) -> list[ToolSpec]:
@@ -178,6 +185,10 @@ class ToolSession:
         except ToolFailure as error:
             # Errors are not cached: the same call may succeed once its cause is gone.
             return self._record(ToolOutcome(name, canonical, error=str(error)), via)
+        except Exception as error:  # a broken tool fails its call, never the agent's turn
+            logger.exception("tool %s failed", name)
+            failed = ToolOutcome(name, canonical, error=f"the tool failed ({type(error).__name__})")
+            return self._record(failed, via)
         outcome = ToolOutcome(name, canonical, result)
         dumped = result.model_dump(mode="json")
         if tool.items:

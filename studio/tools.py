@@ -8,6 +8,7 @@ import datetime
 import re
 from collections.abc import Iterable
 
+from django.db import connection
 from django.db.models import Q
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -239,8 +240,20 @@ def client_history(args: ClientHistoryArgs, *, exclude_project: int | None) -> C
         items.append(ClientHistoryItem(source="brief", title=project.title, year=year,
                                        detail=detail))  # fmt: skip
     if contact:
-        leads = Lead.objects.filter(Q(emails__contains=[contact]) | Q(phones__contains=[contact]))
-        for lead in leads.order_by("-last_message_at")[:10]:
+        # JSON containment where the database has it; elsewhere (SQLite) a text match on the
+        # stored lists, checked exactly here.
+        if connection.vendor == "postgresql":
+            leads = Lead.objects.filter(
+                Q(emails__contains=[contact]) | Q(phones__contains=[contact])
+            )
+        else:
+            leads = Lead.objects.filter(Q(emails__icontains=contact) | Q(phones__icontains=contact))
+        leads = [
+            lead
+            for lead in leads.order_by("-last_message_at")[:50]
+            if contact in (lead.emails or []) or contact in (lead.phones or [])
+        ][:10]
+        for lead in leads:
             title = lead.summary or lead.product_class
             items.append(ClientHistoryItem(source="lead", title=title, year=lead.created_at.year,
                                            detail=lead.client_intent))  # fmt: skip

@@ -152,3 +152,24 @@ def test_each_provider_gets_the_tools_in_its_own_wire_format():
     assert set(giga) == {"name", "description", "parameters"}
     (yandex,) = yandex_tools([spec])
     assert yandex["function"]["parameters"]["properties"]["limit"]["default"] == 5
+
+
+def test_a_broken_tool_fails_its_call_not_the_turn():
+    def explode(args):
+        raise RuntimeError("database is gone")
+
+    def unknown():
+        raise RuntimeError("cannot even look")
+
+    session = ToolSession(
+        [
+            ToolSpec(name="broken", description="d", args_model=Query, result_model=Listing,
+                     run=explode),
+            ToolSpec(name="blind", description="d", args_model=Query, result_model=Listing,
+                     run=explode, available=unknown),
+        ]
+    )  # fmt: skip
+    assert [t.name for t in session.visible()] == ["broken"]
+    outcome = session.call("broken", {"query": "x"})
+    assert outcome.error == "the tool failed (RuntimeError)"
+    assert not session.call("broken", {"query": "x"}).cached  # a failure is never cached

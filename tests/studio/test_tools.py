@@ -113,3 +113,17 @@ def test_a_tool_is_visible_only_when_its_data_exists():
     assert "client_history" not in visible(company="Никому не известная")
     CalendarPeriod.objects.all().delete()
     assert "calendar_check" not in visible()
+
+
+def test_client_history_finds_leads_by_the_exact_contact(demo):
+    from crm.models import Lead
+
+    now = datetime.datetime(2026, 4, 1, tzinfo=datetime.UTC)
+    Lead.objects.create(
+        last_message_at=now, channel="form", client_intent="quote_request",
+        summary="Ролик к запуску морсов", emails=["oleg@polar-berry.ru"],
+    )  # fmt: skip
+    Lead.objects.create(last_message_at=now, channel="form", client_intent="question",
+                        summary="Чужая заявка", emails=["not-oleg@polar-berry.ru"])  # fmt: skip
+    history = client_history(ClientHistoryArgs(contact="oleg@polar-berry.ru"), exclude_project=None)
+    assert [(i.source, i.title) for i in history.items] == [("lead", "Ролик к запуску морсов")]
