@@ -294,3 +294,18 @@ def test_a_refresh_costs_the_turn_two_statements(project, say):
         inbox_refresh(project_id=project.pk)
     # One read of the briefing with its last turns and event, one write.
     assert len(queries.captured_queries) == 2
+
+
+def test_inbox_rebuild_recomputes_every_briefing(project, producer, say):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    project_pause(project=project, user=producer)
+    say(project, "Вы здесь?")
+    Project.objects.filter(pk=project.pk).update(needs_reason="", unread_count=0, inbox_rank=1)
+    out = StringIO()
+    call_command("inbox_rebuild", stdout=out)
+    assert "1 briefings" in out.getvalue()
+    stored = fresh(project)
+    assert (stored.needs_reason, stored.unread_count, stored.inbox_rank) == ("client_waiting", 1, 0)
