@@ -14,6 +14,7 @@ from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 from pydantic import BaseModel, ValidationError
@@ -50,20 +51,20 @@ BODY_FOLD_CHARS = 1500
 LEAD_FILTERS = ("intent", "product", "urgency", "call_back", "channel", "status")
 # The card's fields in reading order, with the labels the pages show.
 CARD_FIELDS = [
-    ("client_intent", "intent"),
-    ("client_name", "client name"),
-    ("product_class", "product"),
-    ("budget_rub", "budget, ₽"),
-    ("urgency_days", "within, days"),
-    ("needs_call_back", "call back"),
-    ("phones", "phones"),
-    ("emails", "e-mails"),
-    ("summary", "summary"),
+    ("client_intent", _lazy("intent")),
+    ("client_name", _lazy("client name")),
+    ("product_class", _lazy("product")),
+    ("budget_rub", _lazy("budget, ₽")),
+    ("urgency_days", _lazy("within, days")),
+    ("needs_call_back", _lazy("call back")),
+    ("phones", _lazy("phones")),
+    ("emails", _lazy("e-mails")),
+    ("summary", _lazy("summary")),
 ]
 # A pattern error quotes the regular expression; a manager needs words instead.
 PATTERN_ERRORS = {
-    "phones": "not a phone number (write it with its country code: +7 916 123-45-67)",
-    "emails": "not an e-mail address",
+    "phones": _lazy("not a phone number (write it with its country code: +7 916 123-45-67)"),
+    "emails": _lazy("not an e-mail address"),
 }
 FORM_TEXT_FIELDS = [name for name, _ in CARD_FIELDS if name != "needs_call_back"]
 _LIST_SEPARATORS = re.compile(r"[,;\n]+")
