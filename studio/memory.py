@@ -39,6 +39,7 @@ class ClientFacts(BaseModel):
     tones: list[str] = Field(default_factory=list)
     briefs: list[EarlierBrief] = Field(default_factory=list)
     works: list[str] = Field(default_factory=list)  # "2025 «title»"
+    requests: list[str] = Field(default_factory=list)  # leads: "2026-04 summary (product)"
 
 
 def company_key(company: str) -> str:
@@ -72,6 +73,8 @@ def snapshot_render(facts: ClientFacts) -> str:
         lines.append(f"- earlier brief: {', '.join(parts)}")
     for work in sorted(set(facts.works)):
         lines.append(f"- work made for them: {work}")
+    for request in sorted(set(facts.requests)):
+        lines.append(f"- earlier request: {request}")
     return "\n".join(lines)
 
 
@@ -114,6 +117,30 @@ def _gather() -> dict[str, tuple[ClientFacts, list[str]]]:
             facts.briefs.append(brief)
             sources.append(f"project:{project.pk}")
             found[key] = (facts, sources)
+    from crm.models import Lead
+
+    # Leads join the client their contact names (a lead alone does not make a client known).
+    for lead in Lead.objects.order_by("id").only(
+        "id", "summary", "product_class", "budget_rub", "created_at", "emails", "phones"
+    ):
+        line = lead.summary or lead.product_class
+        if not line:
+            continue
+        extra = [lead.product_class] if lead.product_class and lead.summary else []
+        extra += [f"budget {_money(lead.budget_rub, 'RUB')}"] if lead.budget_rub else []
+        line = f"{lead.created_at.strftime('%Y-%m')} {line}" + (
+            f" ({', '.join(extra)})" if extra else ""
+        )
+        for contact in [*(lead.emails or []), *(lead.phones or [])]:
+            key = contact_key(str(contact))
+            if key not in found:
+                continue
+            # Under the client's company key too: both keys read the same.
+            company = found[key][0].company
+            for target in {key, company_key(company) if company else key}:
+                if target in found and line not in found[target][0].requests:
+                    found[target][0].requests.append(line)
+                    found[target][1].append(f"lead:{lead.pk}")
     works = list(PortfolioItem.objects.exclude(client="").order_by("id"))
     for facts, sources in found.values():
         # By the client's company, under either key: a contact's snapshot reads the same as

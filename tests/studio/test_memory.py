@@ -9,6 +9,7 @@ import datetime
 
 import pytest
 from django.conf import settings
+from django.utils import timezone
 
 from briefing.agents import StageCall, _tool_blocks
 from briefing.models import Project
@@ -67,6 +68,22 @@ def test_the_snapshot_gathers_briefs_and_works_and_renders_the_same_bytes_again(
     # Another day, no new data: nothing is written, the bytes are the same.
     assert snapshots_rebuild() == {"written": 0, "unchanged": 2, "kept_corrected": 0}
     assert ClientSnapshot.objects.get(key=company_key("полярная ягода")).text == text
+    from crm.models import Lead
+
+    lead = Lead.objects.create(
+        last_message_at=timezone.now(), channel="mail", client_intent="quote_request",
+        summary="Смета на осенний ролик", product_class="video", budget_rub=700000,
+        emails=["oleg@polar-berry.ru"],
+    )  # fmt: skip
+    Lead.objects.filter(pk=lead.pk).update(
+        created_at=datetime.datetime(2026, 8, 10, tzinfo=datetime.UTC)
+    )
+    snapshots_rebuild()
+    by_contact = ClientSnapshot.objects.get(key="contact:oleg@polar-berry.ru").text
+    assert by_contact.endswith(
+        "- earlier request: 2026-08 Смета на осенний ролик (video, budget 700 000 RUB)"
+    )
+    assert ClientSnapshot.objects.get(key=company_key("Полярная Ягода")).text == by_contact
     completed("Осенний ролик", {**PROFILE, "service": {"contentType": "Клип"}}, month=9)
     assert snapshots_rebuild()["written"] == 2
     assert "2026-09 «Осенний ролик», Клип" in snapshot_for_profile(PROFILE)
