@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class StructuredCall(models.Model):
@@ -85,10 +86,10 @@ class DeadLetter(models.Model):
     """A structured answer that stayed invalid after the one retry, kept whole for review."""
 
     class Status(models.TextChoices):
-        OPEN = "open"
-        FIXED = "fixed"
-        REPLAYED = "replayed"
-        DISCARDED = "discarded"
+        OPEN = "open", _("Open")
+        FIXED = "fixed", _("Fixed")
+        REPLAYED = "replayed", _("Replayed")
+        DISCARDED = "discarded", _("Discarded")
 
     call = models.OneToOneField(
         StructuredCall, on_delete=models.PROTECT, related_name="dead_letter", null=True
@@ -268,7 +269,8 @@ class CallRollup(models.Model):
 class CallLatency(models.Model):
     """The latencies of one local day's (or hour's) calls with one schema and provider, as
     a histogram: bucket → [count, smallest, largest ms] (see dlq.rollups.latency_bucket for
-    its precision). The percentiles of the quality figures are read from these."""
+    its precision). Each call also counts in the cells of schema "*", provider "*" and both
+    (dlq.rollups.ANY), so a range's percentiles read one row a day, filtered or not."""
 
     grain = models.CharField(max_length=4, choices=CallRollup.Grain.choices)
     start = models.DateTimeField()

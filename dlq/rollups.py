@@ -33,6 +33,8 @@ BUCKETS_PER_DOUBLING = 32
 FOLD_BATCH = 5000
 HOUR_ROWS_KEPT_DAYS = 2
 TURN_SOURCE = "briefing_turn"
+# The schema or provider of CallLatency's cells that hold every schema's or provider's calls.
+ANY = "*"
 # pg_advisory_xact_lock key: folds run one at a time (a turn is "first seen" once).
 _FOLD_LOCK = 0x6C7E_0001
 
@@ -231,7 +233,10 @@ def _cells_write(cells: dict[Cell, Tally]) -> None:
     histograms: dict[tuple[str, datetime, str, str], dict[str, list[int]]] = defaultdict(dict)
     for cell, tally in cells.items():
         grain, start, schema_name, provider, _, _ = cell
-        histogram_merge(histograms[(grain, start, schema_name, provider)], tally.latency_histogram)
+        # Each latency in its cell and in the "any schema", "any provider" and "any" cells:
+        # a range's percentiles read one row a day, whichever filters are set.
+        for key in {(schema_name, provider), (schema_name, ANY), (ANY, provider), (ANY, ANY)}:
+            histogram_merge(histograms[(grain, start, *key)], tally.latency_histogram)
         row = existing.get(cell)
         if row is None:
             row = CallRollup(
@@ -342,8 +347,9 @@ class RollupRange:
             grain=day, start__gte=since, start__lt=until, **narrow
         )
         self.latency_rows = CallLatency.objects.filter(
-            grain=day, start__gte=since, start__lt=until, **narrow
-        )
+            grain=day, start__gte=since, start__lt=until, schema_name=schema or ANY,
+            provider=provider or ANY,
+        )  # fmt: skip
         calls = list(
             StructuredCall.objects.filter(
                 rolled_up=False, created_at__gte=since, created_at__lt=until, **narrow
@@ -374,11 +380,15 @@ class RollupRange:
     def latencies(self, *, per_day: bool) -> dict[tuple, dict[str, list[int]]]:
         """Histograms per day (key (start,)) or for the whole range (key ())."""
         merged: dict[tuple, dict[str, list[int]]] = defaultdict(dict)
-        for start, histogram in self.latency_rows.order_by().values_list("start", "histogram"):
+        for start, histogram in self._day_histograms():
             histogram_merge(merged[(start,) if per_day else ()], histogram)
         for cell, tally in self.pending.items():
             histogram_merge(merged[(cell[1],) if per_day else ()], tally.latency_histogram)
         return merged
+
+    def _day_histograms(self) -> Iterable[tuple[datetime, dict[str, list[int]]]]:
+        """Each day's histogram: one row a day (see ANY)."""
+        return self.latency_rows.order_by().values_list("start", "histogram")
 
 
 def rollup_values(field_name: str) -> list[str]:
@@ -387,6 +397,7 @@ def rollup_values(field_name: str) -> list[str]:
     values = set(
         CallLatency.objects.filter(grain=CallRollup.Grain.DAY)
         .exclude(**{field_name: ""})
+        .exclude(**{field_name: ANY})
         .order_by()
         .values_list(field_name, flat=True)
         .distinct()

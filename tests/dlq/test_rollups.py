@@ -177,6 +177,18 @@ def test_rollup_figures_equal_the_raw_calls_folded_half_and_half():
     call_rollups_fold()
     assert not StructuredCall.objects.filter(rolled_up=False).exists()
     _assert_quality_equals_raw()
+    # Filtered, the percentiles come from the schema's, the provider's or both's cells.
+    for narrow, keep in (
+        ({"schema": "LeadCard"}, lambda c: c.schema_name == "LeadCard"),
+        ({"provider": "openai"}, lambda c: c.provider == "openai"),
+        ({"schema": "LeadCard", "provider": "openai"},
+         lambda c: c.schema_name == "LeadCard" and c.provider == "openai"),
+    ):  # fmt: skip
+        latencies = [c.latency_ms for c in StructuredCall.objects.all() if keep(c)]
+        figures = parse_quality(**_range(), **narrow)
+        assert figures["total"] == len(latencies)
+        _assert_percentile_close(figures["latency_ms"]["p95"], latencies, 0.95)
+        _assert_percentile_close(figures["latency_ms"]["p50"], latencies, 0.5)
     assert ledger_rows(**_range()) == ledger_by_day_and_pool(**_range())
 
     # Filtered, a turn counts where its first call matches the filter: all else is equal.
