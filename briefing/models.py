@@ -6,6 +6,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from llmkit.language import LANGUAGES
 
@@ -21,9 +22,10 @@ class Project(models.Model):
     read and written through `briefing.brief` models, never as loose dicts elsewhere."""
 
     class Status(models.TextChoices):
-        ACTIVE = "active"
-        PAUSED = "paused"
-        COMPLETED = "completed"
+        # Labels translated for the back office (lazy, so the migrations see the same text).
+        ACTIVE = "active", _("Active")
+        PAUSED = "paused", _("Paused")
+        COMPLETED = "completed", _("Completed")
 
     title = models.CharField(max_length=200)
     client_name = models.CharField(max_length=200, blank=True)
@@ -103,14 +105,14 @@ class Project(models.Model):
 
 class StageRun(models.Model):
     class Status(models.TextChoices):
-        PENDING = "pending"
-        OPEN = "open"
-        CLOSED = "closed"
+        PENDING = "pending", _("Pending")
+        OPEN = "open", _("Open")
+        CLOSED = "closed", _("Closed")
 
     class ClosedBy(models.TextChoices):
-        AGENT = "agent"
-        PREFILL = "prefill", "pre-parse"
-        PRODUCER = "producer"
+        AGENT = "agent", _("Agent")
+        PREFILL = "prefill", _("pre-parse")
+        PRODUCER = "producer", _("Producer")
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="stages")
     key = models.CharField(max_length=40)
@@ -144,17 +146,17 @@ class Turn(models.Model):
     written already done."""
 
     class Role(models.TextChoices):
-        CLIENT = "client"
-        AGENT = "agent"
-        PRODUCER = "producer"
-        SYSTEM = "system"
+        CLIENT = "client", _("Client")
+        AGENT = "agent", _("Agent")
+        PRODUCER = "producer", _("Producer")
+        SYSTEM = "system", _("System")
 
     class Status(models.TextChoices):
-        RECEIVED = "received"
-        PROCESSING = "processing"
-        DONE = "done"
-        WAITING_PRODUCER = "waiting_producer", "waiting for the producer"
-        FAILED = "failed"
+        RECEIVED = "received", _("Received")
+        PROCESSING = "processing", _("Processing")
+        DONE = "done", _("Done")
+        WAITING_PRODUCER = "waiting_producer", _("waiting for the producer")
+        FAILED = "failed", _("Failed")
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="turns")
     seq = models.PositiveIntegerField()
@@ -203,10 +205,10 @@ class LockedEntity(models.Model):
     """A value that must not drift between stages (client name, product name, tone)."""
 
     class Source(models.TextChoices):
-        CLIENT = "client"
-        PREFILL = "prefill", "pre-parse"
-        PRODUCER = "producer"
-        LEAD = "lead"
+        CLIENT = "client", _("Client")
+        PREFILL = "prefill", _("pre-parse")
+        PRODUCER = "producer", _("Producer")
+        LEAD = "lead", _("Lead")
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="locks")
     key = models.CharField(max_length=40)
