@@ -364,6 +364,10 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
         Kind.PROJECT_PAUSED: (_("paused"), "warn"),
         Kind.PROJECT_RESUMED: (_("resumed"), ""),
         Kind.BRIEF_COMPLETED: (_("brief completed"), "ok"),
+        Kind.FOLLOW_UP_REQUESTED: (
+            _("the holding reply was not followed up in time: write to the client yourself"),
+            "bad",
+        ),
         Kind.TOOL_CALLED: (
             f"studio tool {data.get('name', '?')}"
             + (" (from the turn's cache)" if data.get("cached") else "")

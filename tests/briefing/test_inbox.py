@@ -309,3 +309,16 @@ def test_inbox_rebuild_recomputes_every_briefing(project, producer, say):
     assert "1 briefings" in out.getvalue()
     stored = fresh(project)
     assert (stored.needs_reason, stored.unread_count, stored.inbox_rank) == ("client_waiting", 1, 0)
+
+
+def test_the_follow_up_request_reads_as_a_line_of_the_activity(
+    project, settings, dead_lettered_turn
+):
+    from briefing.status import event_line
+
+    settings.BRIEFING_HOLDING_FOLLOW_UP_S = 0
+    holding_replies_overdue_flag(now=timezone.now() + datetime.timedelta(seconds=1))
+    event = BriefingEvent.objects.get(kind=BriefingEvent.Kind.FOLLOW_UP_REQUESTED)
+    line = event_line(event, {}, {})
+    assert line.level == "bad"
+    assert "follow_up_requested" not in line.text  # a sentence, not the event's name
