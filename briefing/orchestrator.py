@@ -44,13 +44,13 @@ from webhooks.events import brief_completed_emit
 Kind = BriefingEvent.Kind
 # The turn `meta` key counting claims that expired with their worker.
 CLAIMS_LOST = "claims_lost"
-# The turn `meta` key of a client's message after completion (appended to the brief).
-ADDITIONAL_REQUEST = "additional_request"
-ADDITIONAL_REQUEST_EVENT_CHARS = 500
 # Level 1's attacks get level 0's refusal (the turn's meta "guard" names the canned reply).
 GUARD_LEVEL1_KIND = "prompt_extraction"
 # The turn `meta` key of a request for a person or a complaint (its intent), on both turns.
 ATTENTION = "attention"
+# The turn `meta` key of a client's message after completion (appended to the brief).
+ADDITIONAL_REQUEST = "additional_request"
+ADDITIONAL_REQUEST_EVENT_CHARS = 500
 # The languages a brief is written in; a conversation in another one gets an English brief.
 BRIEF_LANGUAGES = ("ru", "uk", "en")
 
@@ -156,6 +156,8 @@ class _TurnWork:
     events: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
     replies: list[_Reply] = field(default_factory=list)
     new_locks: dict[str, str] = field(default_factory=dict)
+    # Locks the client completed (key → (old, new)), written only if still at the old value.
+    refined_locks: dict[str, tuple[str, str]] = field(default_factory=dict)
     turn_status: str = Turn.Status.DONE
     # How each stage looked when the turn began: only changed ones are written back.
     stages_before: dict[int, tuple] = field(default_factory=dict)
@@ -185,7 +187,8 @@ class _TurnWork:
         self.events.append((kind, stage_key, data))
 
     def lock_values(self) -> dict[str, str]:
-        return {**{k: lock.value for k, lock in self.locks.items()}, **self.new_locks}
+        refined = {key: new for key, (_, new) in self.refined_locks.items()}
+        return {**{k: lock.value for k, lock in self.locks.items()}, **refined, **self.new_locks}
 
     def pinned_values(self) -> dict[str, str]:
         """What a model may not rename: the locks, and the identity values the client gave
@@ -335,6 +338,7 @@ def _prefill(work: _TurnWork) -> None:
     reading_apply(
         reading=reading, stages=work.stages, spec_of=work.spec, locks=work.lock_values(),
         event=work.event, close=lambda stage: _close(work, stage, by=StageRun.ClosedBy.PREFILL),
+        lock_refine=lambda key, old, new: work.refined_locks.__setitem__(key, (old, new)),
         language=work.project.language,
     )  # fmt: skip
 
@@ -794,6 +798,8 @@ def _write(work: _TurnWork) -> None:
     for stage in work.stages:
         if work.stages_before.get(stage.pk) != _stage_state(stage):
             stage.save()
+    for key, (old, value) in work.refined_locks.items():
+        LockedEntity.objects.filter(project=project, key=key, value=old).update(value=value)
     for key, value in work.new_locks.items():
         LockedEntity.objects.get_or_create(
             project=project, key=key,

@@ -95,11 +95,14 @@ def reading_apply(
     locks: Mapping[str, str],
     event: Callable[..., None],
     close: Callable[[StageRun], None],
+    lock_refine: Callable[[str, str, str], None],
     language: str,
 ) -> list[dict[str, Any]]:
     """Write the reading into the stages. Returns the lock changes the client proposed
     ({key, field, stage, old, new, evidence}); `event(kind, stage_key, **data)` records,
-    `close(stage)` closes a stage whose required fields the reading completed."""
+    `close(stage)` closes a stage whose required fields the reading completed, and
+    `lock_refine(key, old, new)` moves a lock the client completed (a first name given in
+    full) without a proposal."""
     by_key = {stage.key: stage for stage in stages}
     targets = finding_targets(stages, spec_of)
     proposals: list[dict[str, Any]] = []
@@ -125,6 +128,17 @@ def reading_apply(
         locked = locks.get(lock_key) if lock_key else None
         producer_owned = field_name in stage.producer_fields
         if locked is not None or producer_owned:
+            known = locked if locked is not None else current
+            if _refines(known, value) and _replaces(finding):
+                # "Анна" typed on New briefing, "Меня зовут Анна Соколова" from the client:
+                # the same name, completed, so no producer needs to decide it.
+                stage.fields = {**stage.fields, field_name: value}
+                if locked is not None and lock_key:
+                    lock_refine(lock_key, locked, value)
+                event(Kind.FIELD_CORRECTED_BY_CLIENT, stage.key, field=field_name, old=known,
+                      new=value, refined=True, **finding.as_event())  # fmt: skip
+                filled.add(stage.key)
+                continue
             if (not is_empty(current) or locked) and _replaces(finding) and lock_key:
                 proposal = {
                     "key": lock_key, "field": field_name, "stage": stage.key,
@@ -154,6 +168,19 @@ def reading_apply(
         elif spec.required and not spec.missing(stage.fields):
             close(stage)
     return proposals
+
+
+def _refines(known: Any, value: Any) -> bool:
+    """Whether `value` completes `known` rather than changing it: every word of the known
+    text is in the new one, which has more ("Анна" → "Анна Соколова")."""
+    if not (isinstance(known, str) and isinstance(value, str)):
+        return False
+    known_words, new_words = known.casefold().split(), value.casefold().split()
+    return (
+        bool(known_words)
+        and len(new_words) > len(known_words)
+        and all(word in new_words for word in known_words)
+    )
 
 
 def _ordered(reading: Reading) -> list[str]:

@@ -176,29 +176,43 @@ def test_a_locked_name_corrected_by_the_client_is_a_proposal_the_producer_accept
     producer, client, say
 ):
     project = project_create(title="Ролик", client_name="Игорь", language="ru", producer=producer)
-    say(project, "Меня зовут Игорь Петров, телефон +7 903 555-12-34.")
+    say(project, "Меня зовут Олег Петров, телефон +7 903 555-12-34.")
     # the lock holds until a producer decides
     assert fields(project, "intro")["clientName"] == "Игорь"
     [proposal] = lock_proposals_pending(project)
     assert proposal.data | {"evidence": "x"} == {
         "key": "client_name", "field": "clientName", "stage": "intro", "old": "Игорь",
-        "new": "Игорь Петров", "evidence": "x",
+        "new": "Олег Петров", "evidence": "x",
     }  # fmt: skip
     client.force_login(producer)
     page = client.get(reverse("project_detail", args=[project.pk])).content.decode()
     assert "Proposed by the client" in page
-    assert "Игорь Петров" in page
+    assert "Олег Петров" in page
     url = reverse("project_action", args=[project.pk])
     response = client.post(url, {"action": "lock_accept", "proposal": proposal.pk}, **HTMX)
     assert response.status_code == 200
     assert response.content.decode().lstrip().startswith('<section id="locks"')
-    assert LockedEntity.objects.get(project=project, key="client_name").value == "Игорь Петров"
-    assert fields(project, "intro")["clientName"] == "Игорь Петров"
+    assert LockedEntity.objects.get(project=project, key="client_name").value == "Олег Петров"
+    assert fields(project, "intro")["clientName"] == "Олег Петров"
     assert project.events.filter(kind=Kind.LOCK_CHANGE_ACCEPTED).count() == 1
     assert lock_proposals_pending(project) == []
     # decided once: a second click is refused
     again = client.post(url, {"action": "lock_reject", "proposal": proposal.pk}, **HTMX)
     assert again.status_code == 400
+
+
+def test_a_locked_first_name_completed_by_the_client_needs_no_decision(producer, say):
+    # The producer typed the first name; the client gives it in full: the same person.
+    project = project_create(title="Ролик", client_name="Игорь", language="ru", producer=producer)
+    say(project, "Меня зовут Игорь Петров, телефон +7 903 555-12-34.")
+
+    assert fields(project, "intro")["clientName"] == "Игорь Петров"
+    assert LockedEntity.objects.get(project=project, key="client_name").value == "Игорь Петров"
+    assert lock_proposals_pending(project) == []
+    corrected = project.events.get(kind=Kind.FIELD_CORRECTED_BY_CLIENT)
+    assert (corrected.data["old"], corrected.data["new"], corrected.data["refined"]) == (
+        "Игорь", "Игорь Петров", True,
+    )  # fmt: skip
 
 
 def test_a_rejected_proposal_leaves_the_lock(producer, client, say):
