@@ -250,19 +250,23 @@ class BriefSchema(APIView):
 
 
 class LeadViewSet(viewsets.ReadOnlyModelViewSet):
-    """Leads, newest message first (read-only)."""
+    """Leads, newest message first, a page at a time (follow `next`; read-only)."""
 
     scopes = {"read": "leads:read"}
     serializer_class = s.LeadSerializer
     queryset = Lead.objects.order_by("-last_message_at", "-id")
+    pagination_class = Keyset
+    keyset = ("-last_message_at", "-id")
 
 
 class DeadLetterViewSet(viewsets.ReadOnlyModelViewSet):
-    """Dead letters, newest first (read-only)."""
+    """Dead letters, newest first, a page at a time (follow `next`; read-only)."""
 
     scopes = {"read": "dlq:read"}
     serializer_class = s.DeadLetterSerializer
     queryset = DeadLetter.objects.order_by("-created_at", "-id")
+    pagination_class = Keyset
+    keyset = ("-created_at", "-id")
 
 
 def not_found(request, exception=None):

@@ -80,3 +80,26 @@ def test_a_cursor_not_made_by_the_list_is_a_404(api, cursor):
 
 def test_a_page_size_out_of_range_is_a_400(api):
     assert api().get("/api/v1/briefs/", {"page_size": 0}).status_code == 400
+
+
+def test_leads_and_dead_letters_page_by_cursor_newest_first(api):
+    from crm.models import Lead
+    from dlq.models import DeadLetter
+
+    now = timezone.now()
+    leads = [
+        Lead.objects.create(last_message_at=now - timedelta(minutes=n // 2), channel="form",
+                            client_intent="question").pk
+        for n in range(5)
+    ]  # fmt: skip
+    letters = [
+        DeadLetter.objects.create(schema_name="LeadCard", error_signature="$: x").pk
+        for _ in range(5)
+    ]
+    client = api()
+    listed, queries = _walk(client, "/api/v1/leads/", page_size=2)
+    expected = Lead.objects.filter(pk__in=leads).order_by("-last_message_at", "-id")
+    assert listed == list(expected.values_list("pk", flat=True))
+    assert all("COUNT(" not in sql.upper() for page in queries for sql in page)
+    listed, _ = _walk(client, "/api/v1/dead-letters/", page_size=3)
+    assert listed == sorted(letters, reverse=True)
