@@ -67,19 +67,26 @@ def _bucket_middle(bucket: int) -> float:
     return EXACT_BELOW_MS * 2 ** (step + 0.5 / BUCKETS_PER_DOUBLING)
 
 
-def histogram_percentile(histogram: dict[str, list[int]], q: float) -> int | None:
-    """The nearest-rank q-percentile of the latencies a histogram holds."""
+def histogram_percentiles(histogram: dict[str, list[int]], *qs: float) -> list[int | None]:
+    """The nearest-rank q-percentiles of the latencies a histogram holds, in one pass."""
     buckets = sorted((int(key), value) for key, value in histogram.items())
     total = sum(value[0] for _, value in buckets)
     if not total:
-        return None
-    rank = max(math.ceil(q * total), 1)
-    seen = 0
-    for bucket, (count, smallest, largest) in buckets:
-        seen += count
-        if seen >= rank:
-            return min(max(round(_bucket_middle(bucket)), smallest), largest)
-    return buckets[-1][1][2]
+        return [None for _ in qs]
+    found: list[int | None] = []
+    for q in qs:
+        rank, seen = max(math.ceil(q * total), 1), 0
+        for bucket, (count, smallest, largest) in buckets:
+            seen += count
+            if seen >= rank:
+                found.append(min(max(round(_bucket_middle(bucket)), smallest), largest))
+                break
+    return found
+
+
+def histogram_percentile(histogram: dict[str, list[int]], q: float) -> int | None:
+    """The nearest-rank q-percentile of the latencies a histogram holds."""
+    return histogram_percentiles(histogram, q)[0]
 
 
 def histogram_merge(into: dict[str, list[int]], other: dict[str, list[int]]) -> None:
@@ -142,6 +149,9 @@ class Tally:
 
     def percentile(self, q: float) -> int | None:
         return histogram_percentile(self.latency_histogram, q)
+
+    def percentiles(self, *qs: float) -> list[int | None]:
+        return histogram_percentiles(self.latency_histogram, *qs)
 
 
 def is_failover(provider: str, providers: list[str] | None) -> bool:
