@@ -272,12 +272,12 @@ class BriefingEvent(models.Model):
         TURN_CAPPED = "turn_capped"
         COST_BUDGET_EXCEEDED = "cost_budget_exceeded"
         STRONG_MODEL_SET = "strong_model_set"
-        # Level 1 found a request for a person or a complaint: the producer should answer.
-        ATTENTION_REQUESTED = "attention_requested"
         # The client wrote after completion: appended to the brief, the producer told.
         ADDITIONAL_REQUEST = "additional_request"
         # A stage agent's call of a studio tool (briefing.tool_use): name, arguments, size.
         TOOL_CALLED = "tool_called"
+        # Level 1 found a request for a person or a complaint: the producer should answer.
+        ATTENTION_REQUESTED = "attention_requested"
         # A holding reply not followed up within BRIEFING_HOLDING_FOLLOW_UP_S: the producer.
         FOLLOW_UP_REQUESTED = "follow_up_requested"
 

@@ -187,6 +187,9 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 300)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 240)
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Celery's Django fixup closes the database connection around every task unless it may reuse
+# it: with DATABASE_CONN_MAX_AGE set, config.celery closes connections by their age instead.
+CELERY_DB_REUSE_MAX = 1_000_000_000 if DATABASES["default"]["CONN_MAX_AGE"] != 0 else None
 CELERY_BEAT_SCHEDULE = {
     "briefing-turns-sweep": {"task": "briefing.tasks.turns_sweep", "schedule": 60.0},
     "briefing-holding-follow-ups": {
