@@ -155,6 +155,8 @@ AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+# Not its start-up banner on every manage.py command.
+AXES_VERBOSE = False
 AXES_LOCKOUT_TEMPLATE = "registration/lockout.html"
 # The address is REMOTE_ADDR; behind reverse proxies that append to X-Forwarded-For, set
 # LOGIN_TRUSTED_PROXIES to their number (anything further left can be forged by a client).

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.models import ApiToken
+from api.serializers import TextField
 from studio.models import CalendarPeriod, PortfolioItem, RateCardItem
 from studio.services import calendar_period_delete, calendar_period_upsert
 
@@ -38,11 +39,11 @@ class CalendarPeriodSerializer(serializers.ModelSerializer):
 
 
 class CalendarPushSerializer(serializers.Serializer):
-    external_id = serializers.CharField(max_length=100)
+    external_id = TextField(max_length=100)
     starts_on = serializers.DateField()
     ends_on = serializers.DateField()
     status = serializers.ChoiceField(choices=CalendarPeriod.Status.choices)
-    note = serializers.CharField(max_length=200, required=False, default="", allow_blank=True)
+    note = TextField(max_length=200, required=False, default="", allow_blank=True)
 
     def validate(self, attrs):
         if attrs["starts_on"] > attrs["ends_on"]:
@@ -83,7 +84,10 @@ class CalendarList(APIView):
         periods = CalendarPeriod.objects.order_by("starts_on", "id")
         return Response(CalendarPeriodSerializer(periods, many=True).data)
 
-    @extend_schema(request=CalendarPushSerializer, responses={200: CalendarPeriodSerializer})
+    @extend_schema(
+        request=CalendarPushSerializer,
+        responses={200: CalendarPeriodSerializer, 201: CalendarPeriodSerializer},
+    )
     def post(self, request: Request) -> Response:
         push = CalendarPushSerializer(data=request.data)
         push.is_valid(raise_exception=True)

@@ -11,6 +11,7 @@ import schemathesis
 from django.core.wsgi import get_wsgi_application
 from django.utils import timezone
 from hypothesis import HealthCheck, settings
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from api.models import SCOPES, ApiToken
 from briefing.services import project_create
@@ -64,4 +65,20 @@ def token(db, django_capture_on_commit_callbacks) -> str:
 )
 def test_the_api_keeps_its_schema(case, token):
     # Given to the call, so the auth checks know it and try the request without it too.
-    case.call_and_validate(headers={"Authorization": f"Bearer {token}"})
+    excluded = [positive_data_acceptance] if _ends_before_it_starts(case) else []
+    case.call_and_validate(headers={"Authorization": f"Bearer {token}"}, excluded_checks=excluded)
+
+
+def _ends_before_it_starts(case) -> bool:
+    """A calendar period ending before it starts is valid for the schema (OpenAPI cannot say
+    "after another field") and rightly refused by the API; only such a body skips the check
+    that schema-valid data is accepted."""
+    body = case.body if isinstance(case.body, dict) else {}
+    ends, starts = body.get("ends_on"), body.get("starts_on")
+    return (
+        case.method == "POST"
+        and case.path == "/api/v1/studio/calendar/"
+        and isinstance(ends, str)
+        and isinstance(starts, str)
+        and ends < starts  # ISO dates compare as text
+    )
