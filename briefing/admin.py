@@ -1,6 +1,13 @@
 from django.contrib import admin
 
-from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
+from briefing.models import (
+    BriefingEvent,
+    LockedEntity,
+    Project,
+    RevokedClientLink,
+    StageRun,
+    Turn,
+)
 
 
 class StageRunInline(admin.TabularInline):
@@ -57,3 +64,16 @@ class BriefingEventAdmin(admin.ModelAdmin):
     list_filter = ("kind", "stage_key")
     search_fields = ("project__title",)
     raw_id_fields = ("project", "turn", "actor")
+
+
+@admin.register(RevokedClientLink)
+class RevokedClientLinkAdmin(admin.ModelAdmin):
+    """Client links that were revoked or rotated: they answer 410 instead of 404."""
+
+    list_display = ("revoked_at", "project")
+    search_fields = ("project__title",)
+    raw_id_fields = ("project",)
+    readonly_fields = ("token", "project", "revoked_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -1,6 +1,8 @@
 from django.contrib import admin
 
 from dlq.models import (
+    CallLatency,
+    CallRollup,
     ClassifierDisagreement,
     DeadLetter,
     DeadLetterAction,
@@ -93,3 +95,31 @@ class ClassifierDisagreementAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False
+
+
+class _ReadOnlyAdmin(admin.ModelAdmin):
+    """Figures folded by code from the recorded calls: looked at, never edited by hand."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(CallRollup)
+class CallRollupAdmin(_ReadOnlyAdmin):
+    """Per-day and per-hour totals of the model calls, which the quality figures read."""
+
+    list_display = ("grain", "start", "schema_name", "provider", "pool", "outcome", "calls")
+    list_filter = ("grain", "outcome", "provider", "pool")
+    date_hierarchy = "start"
+
+
+@admin.register(CallLatency)
+class CallLatencyAdmin(_ReadOnlyAdmin):
+    """The latency histograms the percentiles are read from."""
+
+    list_display = ("grain", "start", "schema_name", "provider", "updated_at")
+    list_filter = ("grain", "provider")
+    date_hierarchy = "start"
