@@ -68,7 +68,8 @@ def test_a_producers_day(live_server, browser, page, producer):
         locks.locator("input[name=key]").last.fill("product_name")
         locks.locator("input[name=value]").last.fill("Кофейни «Зерно»")
         locks.locator("button:has-text('Lock')").last.click()
-        page.locator("#locks").get_by_text("product_name").wait_for()
+        # Shown under the label of the field it holds, not its key.
+        page.locator("#locks").get_by_role("rowheader", name="Product", exact=True).wait_for()
         assert StageRun.objects.get(project=project, key="vision").fields["productName"] == (
             "Кофейни «Зерно»"
         )
