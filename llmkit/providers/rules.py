@@ -121,6 +121,11 @@ class _Filler:
     def __init__(self, root: dict[str, Any], turn: RulesTurn) -> None:
         self.root = root
         self.turn = turn
+        # core() of each schema object once (the object kept, so its id stays its own), and
+        # the ones being worked out: a schema whose $ref leads back to itself would
+        # otherwise be walked again at every level of its own allOf/anyOf, exponentially.
+        self._cores: dict[int, tuple[Any, tuple[bool, dict[str, Any]]]] = {}
+        self._in_progress: set[int] = set()
 
     # -- schema plumbing --
 
@@ -132,6 +137,20 @@ class _Filler:
         schema = self.resolve(schema)
         if not isinstance(schema, Mapping) or depth > _MAX_DEPTH:
             return True, {}
+        key = id(schema)
+        if key in self._cores:
+            return self._cores[key][1]
+        if key in self._in_progress:  # refers back to itself: nothing more to merge
+            return True, {}
+        self._in_progress.add(key)
+        try:
+            result = self._core(schema, depth)
+        finally:
+            self._in_progress.discard(key)
+        self._cores[key] = (schema, result)
+        return result
+
+    def _core(self, schema: Mapping[str, Any], depth: int) -> tuple[bool, dict[str, Any]]:
         branch: dict[str, Any] = dict(schema)
         nullable = False
         for part in branch.pop("allOf", None) or []:
