@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
-# Reachable without an account: the login page, the client's link-protected chat, and the
-# API's published description (its OpenAPI schema, docs page and the Brief JSON Schema).
+# Reachable without an account: the login page, the client's link-protected chat, the
+# API's published description (its OpenAPI schema, docs page and the Brief JSON Schema), and
+# the favicon every browser asks for.
 ANONYMOUS_ALLOWED = {
-    "login", "client_chat", "client_messages", "schema", "docs", "brief_schema",
+    "login", "client_chat", "client_messages", "schema", "docs", "brief_schema", "favicon",
 }  # fmt: skip
 
 
