@@ -45,22 +45,14 @@ Kind = BriefingEvent.Kind
 _GATE_FAILURES = (Kind.DEAD_LETTERED, Kind.RETRY_USED)
 
 
-def level1_run(
-    *, text: str, language: str, project_id: int, turn_id: int, budget_s: float | None = None
-) -> Level1Verdict:
-    """Level 1's verdict on a client message. With pools configured (and LLM_LEVEL1_MODEL on)
-    the cheapest pool's models answer the contract through the structured call, recorded in
-    the ledger; any failure falls back to the shipped classifier, whose verdict is always
-    computed too: where the two disagree, the message is recorded for managers."""
-    verdict, _ = _level1(
-        text=text, language=language, project_id=project_id, turn_id=turn_id, budget_s=budget_s
-    )
-    return verdict
-
-
 def _level1(
     *, text: str, language: str, project_id: int, turn_id: int, budget_s: float | None
 ) -> tuple[Level1Verdict, StructuredResult | None]:
+    """Level 1's verdict on a client message, and the model call's result when one was made.
+    With pools configured (and LLM_LEVEL1_MODEL on) the cheapest pool's models answer the
+    contract through the structured call, recorded in the ledger; any failure falls back to
+    the shipped classifier, whose verdict is always computed too: where the two disagree, the
+    message is recorded for managers."""
     classifier = classify(text, default_language=language)
     pools = llm_pools() if settings.LLM_LEVEL1_MODEL else None
     chain = pools.models_chain() if pools is not None else None
@@ -163,7 +155,7 @@ LEVEL1_SPENT = "level1_spent"
 def level1_for_turn(
     *, project: Project, turn: Turn, budget_s: float | None = None
 ) -> Level1Verdict:
-    """Level 1's verdict on a client turn (`level1_run`), kept in the turn's meta with what
+    """Level 1's verdict on a client turn, kept in the turn's meta with what
     its model call spent, so the router reuses both instead of asking again. A turn
     processed again (handed back by a producer) keeps the model's verdict it already got."""
     known = turn.meta.get("level1")

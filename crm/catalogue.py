@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -258,9 +258,3 @@ def _matches(pattern: _Pattern, words: list[str], forms: list[frozenset[str]], s
 @functools.lru_cache(maxsize=8)
 def _matcher(catalogue: Catalogue) -> _Matcher:
     return _Matcher(catalogue)
-
-
-def matcher_warm_up(catalogues: Iterable[Catalogue]) -> None:
-    """Build the matchers and load the dictionaries now, not on the first message."""
-    for catalogue in catalogues:
-        _matcher(catalogue).found("тест")

@@ -111,13 +111,6 @@ def ledger_for_briefing(*, project_id: int) -> LedgerTotals:
     return _totals(StructuredCall.objects.filter(session=briefing_session(project_id)))
 
 
-def ledger_for_turn(*, project_id: int, turn_id: int) -> LedgerTotals:
-    """Every call made for one client turn (level 1 and the stage agents)."""
-    return _totals(
-        StructuredCall.objects.filter(session=briefing_session(project_id), source_id=str(turn_id))
-    )
-
-
 def ledger_turn_costs(*, project_id: int) -> dict[str, Decimal]:
     """Turn id (as recorded) → money spent on it, for a briefing's transcript."""
     rows = (

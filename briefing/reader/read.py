@@ -65,11 +65,6 @@ class Reading:
         then the higher confidence, then the later one."""
         return self._best.get(name)
 
-    @property
-    def says_nothing(self) -> bool:
-        """Chatter only: a confirmation, a greeting, or a question and nothing else."""
-        return not self.findings and (self.confirms or self.greets or not self.answer_text)
-
 
 _RANK = {CORRECTION: 3, ANSWER: 2, MENTION: 1, QUESTION: 0}
 
