@@ -75,8 +75,15 @@
       const removed = new Set();
       mutation.removedNodes.forEach(function (node) { if (node.id) removed.add(node.id); });
       mutation.addedNodes.forEach(function (node) {
+        if (node.nodeType !== 1) return;
+        // Two responses in flight at once (a poll and a sent message) can both carry the same
+        // new message: the copy that arrives second is dropped, the thread shows it once.
+        if (node.id && thread.querySelectorAll("#" + CSS.escape(node.id)).length > 1) {
+          node.remove();
+          return;
+        }
         // A message replaced in place (its state changed) is not a new one.
-        if (node.nodeType === 1 && !(node.id && removed.has(node.id))) grown.add(thread);
+        if (!(node.id && removed.has(node.id))) grown.add(thread);
       });
     });
     grown.forEach(function (thread) {

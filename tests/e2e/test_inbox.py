@@ -186,3 +186,21 @@ def test_the_clients_page_follows_new_replies(live_server, browser, producer):
         chat.wait_for_function(at_bottom, timeout=2000)
     finally:
         context.close()
+
+
+def test_a_message_carried_by_two_responses_shows_once(live_server, page, producer):
+    """A poll in flight while the producer sends a message can carry the new message too; the
+    stale response is replayed here (a poll from before the last two turns) and the thread
+    still shows each message once."""
+    project = project_create(title="Race", language="ru", producer=producer)
+    agent_lines(project, 3)
+    log_in(page, live_server)
+    page.goto(f"{live_server.url}/briefings/{project.pk}/")
+    page.locator("#turns .turn").nth(2).wait_for()
+    stale_poll = f"/briefings/{project.pk}/?after=1&open=0&seqs="
+    page.evaluate(
+        "url => htmx.ajax('GET', url, {source: '#poller', swap: 'none'})", stale_poll
+    )
+    page.wait_for_timeout(1500)  # the replayed response and the next regular poll settle
+    ids = page.eval_on_selector_all("#turns .turn", "turns => turns.map(t => t.id)")
+    assert ids == ["turn-1", "turn-2", "turn-3"]
