@@ -198,9 +198,7 @@ def test_a_message_carried_by_two_responses_shows_once(live_server, page, produc
     page.goto(f"{live_server.url}/briefings/{project.pk}/")
     page.locator("#turns .turn").nth(2).wait_for()
     stale_poll = f"/briefings/{project.pk}/?after=1&open=0&seqs="
-    page.evaluate(
-        "url => htmx.ajax('GET', url, {source: '#poller', swap: 'none'})", stale_poll
-    )
+    page.evaluate("url => htmx.ajax('GET', url, {source: '#poller', swap: 'none'})", stale_poll)
     page.wait_for_timeout(1500)  # the replayed response and the next regular poll settle
     ids = page.eval_on_selector_all("#turns .turn", "turns => turns.map(t => t.id)")
     assert ids == ["turn-1", "turn-2", "turn-3"]
