@@ -346,6 +346,24 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+# --- E-mail ---------------------------------------------------------------------------
+# The managers' weekly digest and producers' requests for help go out by e-mail: over SMTP
+# when EMAIL_HOST is set, else printed on the console (the embedded default sends nothing).
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=True)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "briefings@localhost")
+# The address the back office is reached at, for links in e-mails ("" writes paths only).
+SITE_URL = env_str("SITE_URL", "").rstrip("/")
+
 # --- CRM intake -----------------------------------------------------------------------
 # The IMAP mailbox is read by CRM_IMAP_HOST, _PORT, _USER, _PASSWORD, _FOLDER, _SSL (see
 # .env.example); none set means no mailbox is polled.

@@ -7,13 +7,13 @@ from datetime import date, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.mail import EmailMessage, get_connection
 from django.db.models import Count, Max
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from dlq.managers import manager_addresses
 from dlq.models import DeadLetter
 from dlq.selectors import OUTCOMES, local_day_start, parse_quality
 
@@ -21,7 +21,6 @@ TOP_SIGNATURES = 5
 SNIPPET_CHARS = 200
 # Translated when the digest is written (gettext_noop only marks it for makemessages).
 REWRITE_ADVICE = gettext_noop("rewrite the prompt rather than patch it")
-MANAGERS_GROUP = "Managers"
 
 
 def _retry_share_alert() -> float:
@@ -149,14 +148,7 @@ def render_digest_text(digest: dict[str, Any]) -> str:
 
 def weekly_digest_send(*, week_ending: date) -> int:
     """E-mail the digest to every active manager with an address; returns how many were sent."""
-    recipients = list(
-        get_user_model()
-        .objects.filter(is_active=True, groups__name=MANAGERS_GROUP)
-        .exclude(email="")
-        .order_by("email")
-        .values_list("email", flat=True)
-        .distinct()
-    )
+    recipients = manager_addresses()
     if not recipients:
         return 0
     # Written in the back office's language (LANGUAGE_CODE): no request says a manager's.

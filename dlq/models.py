@@ -143,11 +143,12 @@ class DeadLetterAction(models.Model):
     replay came back with."""
 
     class Kind(models.TextChoices):
-        FIXED = "fixed"
-        DISCARDED = "discarded"
-        REPLAY_REQUESTED = "replay_requested", "replay requested"
-        REPLAYED = "replayed"
-        REPLAY_REFUSED = "replay_refused", "replay refused"
+        FIXED = "fixed", _("fixed")
+        DISCARDED = "discarded", _("discarded")
+        REPLAY_REQUESTED = "replay_requested", _("replay requested")
+        REPLAYED = "replayed", _("replayed")
+        REPLAY_REFUSED = "replay_refused", _("replay refused")
+        HELP_REQUESTED = "help_requested", _("a producer asked a manager to fix it")
 
     dead_letter = models.ForeignKey(DeadLetter, on_delete=models.CASCADE, related_name="actions")
     kind = models.CharField(max_length=20, choices=Kind.choices)

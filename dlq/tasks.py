@@ -7,6 +7,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from dlq.digest import weekly_digest_send
+from dlq.help_requests import dead_letter_help_mail_send
 from dlq.rollups import call_rollups_fold as call_rollups_fold_service
 from dlq.rollups import structured_calls_prune
 from dlq.services import call_details_prune as call_details_prune_service
@@ -45,3 +46,9 @@ def call_details_prune() -> int:
 def call_rollups_fold() -> int:
     """Every minute: fold the calls recorded since into the quality rollups."""
     return call_rollups_fold_service()
+
+
+@shared_task
+def dead_letter_help_mail(action_id: int) -> int:
+    """E-mail the managers that a producer asks them to fix a dead letter."""
+    return dead_letter_help_mail_send(action_id=action_id)

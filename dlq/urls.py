@@ -19,5 +19,6 @@ urlpatterns = [
         name="dead_letter_fix_check",
     ),
     path("dead-letters/<int:pk>/replay/", views.dead_letter_replay, name="dead_letter_replay"),
+    path("dead-letters/<int:pk>/help/", views.dead_letter_help, name="dead_letter_help"),
     path("dead-letters/replay/", views.dead_letters_replay_group, name="dead_letters_replay_group"),
 ]

@@ -20,6 +20,11 @@ from django.views.decorators.http import require_GET, require_POST
 from briefing.errors import ApplicationError
 from config.http import HtmxHttpRequest
 from dlq import services
+from dlq.help_requests import (
+    dead_letter_help_request,
+    help_request_of,
+    open_letters_with_help_requested,
+)
 from dlq.models import DeadLetter
 from dlq.selectors import (
     DEAD_LETTER_FILTERS,
@@ -85,6 +90,9 @@ def dead_letters(request: HtmxHttpRequest) -> HttpResponse:
         context["status"] = status
         context["can_replay"] = status == "open" and request.user.has_perm(CHANGE_LETTERS)
         context["groups"] = _with_trend_heights(dead_letter_groups(status=status))
+        asked = list(open_letters_with_help_requested()[:PAGE_SIZE])
+        links = dead_letter_links(asked)
+        context["help_requested"] = [(letter, links.get(letter.pk)) for letter in asked]
     else:
         page = Paginator(dead_letters_filtered(params), PAGE_SIZE).get_page(request.GET.get("page"))
         # Each letter's source as people know it (a briefing's title, not "briefing_turn 48").
@@ -187,6 +195,7 @@ def _detail_context(
         # The editor starts from the model's last answer: most fixes are a field or two.
         "fix": fix if fix is not None else (raw_responses[-1] if raw_responses else "{}"),
         "fix_errors": fix_errors or [],
+        "help_request": help_request_of(letter),
     }
 
 
@@ -263,6 +272,22 @@ def dead_letter_replay(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         letter.refresh_from_db()
         return _status_response(request, letter, error)
     letter.refresh_from_db()  # an eager worker (tests, no broker) may have finished already
+    return _status_response(request, letter)
+
+
+@login_required
+@require_POST
+def dead_letter_help(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """A producer asks the managers to fix a dead letter of their own briefing (they may read
+    it, not act on it): recorded in its history and e-mailed to the managers."""
+    letter = _own_briefing_letter(request, pk)
+    try:
+        dead_letter_help_request(
+            dead_letter=letter, user=request.user, note=request.POST.get("note", "")
+        )
+    except ApplicationError as error:
+        letter.refresh_from_db()
+        return _status_response(request, letter, error)
     return _status_response(request, letter)
 
 
