@@ -6,14 +6,17 @@ class BriefingConfig(AppConfig):
     name = "briefing"
 
     def ready(self) -> None:
+        from django.contrib.auth.signals import user_logged_in
         from django.core import checks
         from django.db.models.signals import post_migrate
 
         from briefing.dead_letters import SOURCE_KIND, BriefingTurnSource
         from briefing.limits import rates_check
+        from briefing.profiles import profile_language_restore
         from briefing.roles import roles_ensure_after_migrate
         from dlq.sources import dead_letter_source_register
 
         post_migrate.connect(roles_ensure_after_migrate, sender=self)
         dead_letter_source_register(SOURCE_KIND, BriefingTurnSource())
         checks.register(rates_check)
+        user_logged_in.connect(profile_language_restore, dispatch_uid="profile_language_restore")

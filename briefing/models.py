@@ -310,3 +310,16 @@ class RevokedClientLink(models.Model):
 
     def __str__(self) -> str:
         return f"{self.project_id} link revoked {self.revoked_at:%Y-%m-%d}"
+
+
+class StaffProfile(models.Model):
+    """What the back office remembers of one of its users: the language they chose, which
+    wins over the browser's on any device they log in from."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_profile"
+    )
+    language = models.CharField(max_length=8, choices=settings.LANGUAGES, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.language or '-'}"

@@ -52,13 +52,21 @@ class UrlTextMiddleware:
 
 
 class BackOfficeLocaleMiddleware(LocaleMiddleware):
-    """The producer's language (the switcher's cookie, else the browser's, else Russian) for
-    every page; the API and the inbound endpoints answer machines, whose error texts stay
+    """The producer's language for every page: the one they chose (kept on their profile and
+    copied into their session at login), else the switcher's cookie, else the browser's,
+    else Russian. The API and the inbound endpoints answer machines, whose error texts stay
     English whatever the caller's Accept-Language says."""
 
     def process_request(self, request: HttpRequest) -> None:
+        from briefing.profiles import session_language
+
         if request.path_info.startswith(JSON_PATH_PREFIXES):
             translation.activate("en")
             request.LANGUAGE_CODE = "en"
+            return
+        chosen = session_language(request)
+        if chosen:
+            translation.activate(chosen)
+            request.LANGUAGE_CODE = chosen
             return
         super().process_request(request)

@@ -10,8 +10,8 @@ urlpatterns = [
     path("favicon.ico", site_views.favicon, name="favicon"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    # set_language: the navigation's language switcher stores the choice in a cookie.
-    path("i18n/", include("django.conf.urls.i18n")),
+    # The navigation's language switcher: a cookie, and the user's profile when logged in.
+    path("i18n/setlang/", site_views.language_set, name="set_language"),
     path("admin/", admin.site.urls),
     path("dlq/", include("dlq.urls")),
     path("crm/", include("crm.urls")),

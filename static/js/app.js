@@ -3,6 +3,14 @@
 (function () {
   "use strict";
 
+  document.documentElement.classList.add("js");
+
+  // A select that applies at once (the language switcher): its form is sent on a change.
+  document.addEventListener("change", function (event) {
+    const form = event.target.closest && event.target.closest("form[data-submit-on-change]");
+    if (form && event.target.tagName === "SELECT") form.submit();
+  });
+
   // A read-only field to copy from (the client link) selects its whole text on a click.
   document.addEventListener("click", function (event) {
     const field = event.target.closest && event.target.closest("[data-select-on-click]");

@@ -1,12 +1,13 @@
-"""The back office's language: the producer's (switcher cookie, else browser, else Russian),
-never the client's; the API stays English; long client messages are kept whole."""
+"""The back office's language: the producer's (their profile, else the switcher's cookie, else
+the browser's, else Russian), never the client's; the API stays English; long client messages
+are kept whole."""
 
 from __future__ import annotations
 
 import pytest
 from django.urls import reverse
 
-from briefing.models import Turn
+from briefing.models import StaffProfile, Turn
 from briefing.services import project_create, turn_receive
 
 RU = {"HTTP_ACCEPT_LANGUAGE": "ru-RU,ru;q=0.9"}
@@ -56,6 +57,30 @@ def test_the_switcher_sets_a_cookie_that_beats_the_browser(producer_client, proj
     assert "Этапы и поля" in content
     assert 'name="language"' in content
     assert '<option value="ru" selected>' in content
+
+
+def test_the_choice_is_kept_on_the_profile_for_every_device(client, producer, project):
+    """Chosen on one browser, the language follows the producer to a fresh one (no cookie,
+    a browser asking for English) from their next login on."""
+    client.force_login(producer)
+    client.post(reverse("set_language"), {"language": "uk", "next": "/"}, **EN)
+    assert StaffProfile.objects.get(user=producer).language == "uk"
+    client.logout()
+
+    fresh = type(client)()
+    assert fresh.login(username="producer", password="pw")
+    content = page(fresh, project, **EN)
+    assert '<html lang="uk">' in content
+    assert "Листування" in content  # "Conversation" in Ukrainian
+    # A code the site does not offer is ignored, and the choice stays.
+    fresh.post(reverse("set_language"), {"language": "xx", "next": "/"}, **EN)
+    assert StaffProfile.objects.get(user=producer).language == "uk"
+
+
+def test_an_anonymous_switch_keeps_no_profile(client, db):
+    response = client.post(reverse("set_language"), {"language": "en", "next": "/login/"})
+    assert response.cookies["django_language"].value == "en"
+    assert not StaffProfile.objects.exists()
 
 
 def test_stage_titles_follow_the_producer_not_the_client(producer_client, uk_project):
