@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 # A code is a value of the card's enums: a model writes it back, so no quotes or newlines.
 code_validator = RegexValidator(
@@ -108,10 +109,10 @@ class Lead(models.Model):
     New messages from the same phone or e-mail attach here, so the card has a history."""
 
     class Status(models.TextChoices):
-        NEW = "new"
-        IN_PROGRESS = "in_progress", "in progress"
-        BRIEFING = "briefing", "briefing started"
-        CLOSED = "closed"
+        NEW = "new", _("new")
+        IN_PROGRESS = "in_progress", _("in progress")
+        BRIEFING = "briefing", _("briefing started")
+        CLOSED = "closed", _("closed")
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -154,8 +155,8 @@ class LeadContact(models.Model):
     each other still make one lead."""
 
     class Kind(models.TextChoices):
-        PHONE = "phone"
-        EMAIL = "email"
+        PHONE = "phone", _("phone")
+        EMAIL = "email", _("e-mail")
 
     lead = models.ForeignKey(Lead, on_delete=models.CASCADE, related_name="contacts")
     kind = models.CharField(max_length=5, choices=Kind.choices)
@@ -174,16 +175,16 @@ class InboundMessage(models.Model):
     """A message as it arrived, whole. Its status says what became of it."""
 
     class Channel(models.TextChoices):
-        EMAIL = "email", "e-mail"
-        FORM = "form", "web form"
-        MESSENGER = "messenger"
+        EMAIL = "email", _("e-mail")
+        FORM = "form", _("web form")
+        MESSENGER = "messenger", _("messenger")
 
     class Status(models.TextChoices):
-        RECEIVED = "received"
-        PROCESSING = "processing"
-        LEAD = "lead", "read into a lead"
-        HUMAN = "human", "needs a person"
-        DEAD_LETTERED = "dead_lettered", "dead-lettered"
+        RECEIVED = "received", _("received")
+        PROCESSING = "processing", _("processing")
+        LEAD = "lead", _("read into a lead")
+        HUMAN = "human", _("needs a person")
+        DEAD_LETTERED = "dead_lettered", _("dead-lettered")
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     received_at = models.DateTimeField(db_index=True)

@@ -12,11 +12,11 @@ class StructuredCall(models.Model):
     """One call of the structured-output engine, successful or not."""
 
     class Outcome(models.TextChoices):
-        FAST = "fast", "fast path"
-        EXTRACTED = "extracted", "after extraction"
-        REPAIRED = "repaired", "after repair"
-        COERCED = "coerced", "after coercion"
-        FAILED = "failed", "dead-lettered"
+        FAST = "fast", _("fast path")
+        EXTRACTED = "extracted", _("after extraction")
+        REPAIRED = "repaired", _("after repair")
+        COERCED = "coerced", _("after coercion")
+        FAILED = "failed", _("dead-lettered")
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     schema_name = models.CharField(max_length=100, db_index=True)

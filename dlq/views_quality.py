@@ -13,6 +13,8 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET
 
 from config.http import HtmxHttpRequest
@@ -169,7 +171,8 @@ class Chart:
         }
 
     def columns(self) -> list[str]:
-        return [self.axis, *(["calls"] if self.counts is not None else []), *self.headers()]
+        calls = [_("calls")] if self.counts is not None else []
+        return [str(AXIS_LABELS.get(self.axis, self.axis)), *calls, *self.headers()]
 
     def headers(self) -> list[str]:
         return [s.label for s in self.series]
@@ -186,11 +189,18 @@ class Chart:
 
 
 OUTCOME_LABELS = dict(StructuredCall.Outcome.choices)
+# The column a chart's labels are shown under, in the reader's language.
+AXIS_LABELS = {
+    "day": gettext_lazy("day"),
+    "schema": gettext_lazy("schema"),
+    "provider": gettext_lazy("provider"),
+    "pool": gettext_lazy("pool"),
+}
 
 
 def _outcome_shares(rows: list[dict[str, Any]]) -> list[Series]:
     return [
-        Series(OUTCOME_LABELS[o], [_percent(row["outcomes"][o]["share"]) for row in rows])
+        Series(str(OUTCOME_LABELS[o]), [_percent(row["outcomes"][o]["share"]) for row in rows])
         for o in OUTCOMES
     ]
 
@@ -216,52 +226,52 @@ def _charts(figures: dict[str, Any]) -> list[Chart]:
     return [
         _outcome_chart(
             "outcomes-per-day",
-            "Share of calls by outcome per day",
+            _("Share of calls by outcome per day"),
             "day",
             {day["day"]: day for day in days},
         ),
         _outcome_chart(
             "outcomes-per-schema",
-            "Share of calls by outcome per schema",
+            _("Share of calls by outcome per schema"),
             "schema",
             figures["per_schema"],
         ),
         _outcome_chart(
             "outcomes-per-provider",
-            "Share of calls by outcome per provider",
+            _("Share of calls by outcome per provider"),
             "provider",
             figures["per_provider"],
         ),
         Chart(
             key="tokens-per-day",
-            title="Tokens per call per day (mean)",
+            title=_("Tokens per call per day (mean)"),
             kind="bar",
             unit="tokens",
             axis="day",
             labels=labels,
             counts=counts,
             series=[
-                Series("prompt", [_rounded(d["tokens"]["prompt_mean"]) for d in days]),
-                Series("completion", [_rounded(d["tokens"]["completion_mean"]) for d in days]),
+                Series(_("prompt"), [_rounded(d["tokens"]["prompt_mean"]) for d in days]),
+                Series(_("completion"), [_rounded(d["tokens"]["completion_mean"]) for d in days]),
             ],
         ),
         Chart(
             key="cacheable-per-day",
-            title="Share of the prompt in the cacheable prefix per day",
+            title=_("Share of the prompt in the cacheable prefix per day"),
             kind="line",
             unit="%",
             axis="day",
             labels=labels,
             series=[
                 Series(
-                    "cacheable prefix",
+                    _("cacheable prefix"),
                     [_percent(d["tokens"]["cacheable_prefix_share"]) for d in days],
                 )
             ],
         ),
         Chart(
             key="latency-per-day",
-            title="Latency per day",
+            title=_("Latency per day"),
             kind="line",
             unit="ms",
             axis="day",
@@ -271,13 +281,13 @@ def _charts(figures: dict[str, Any]) -> list[Chart]:
         ),
         Chart(
             key="failovers-per-day",
-            title="Failovers per day",
+            title=_("Failovers per day"),
             kind="bar",
             unit="calls",
             axis="day",
             labels=labels,
             counts=counts,
-            series=[Series("failovers", [d["failovers"]["count"] for d in days])],
+            series=[Series(_("failovers"), [d["failovers"]["count"] for d in days])],
         ),
     ]
 
@@ -305,7 +315,7 @@ def _ledger_charts(rows: list[LedgerRow], days: list[str]) -> list[Chart]:
     return [
         Chart(
             key="cost-per-day",
-            title="Model cost per day and pool",
+            title=_("Model cost per day and pool"),
             kind="bar",
             unit="money",
             axis="day",
@@ -315,7 +325,7 @@ def _ledger_charts(rows: list[LedgerRow], days: list[str]) -> list[Chart]:
         ),
         Chart(
             key="cached-share-per-day",
-            title="Cached prompt tokens per day and pool (as the providers reported them)",
+            title=_("Cached prompt tokens per day and pool (as the providers reported them)"),
             kind="line",
             unit="%",
             axis="day",
@@ -324,15 +334,15 @@ def _ledger_charts(rows: list[LedgerRow], days: list[str]) -> list[Chart]:
         ),
         Chart(
             key="ledger-per-pool",
-            title="Turns, cost and cached share per pool",
+            title=_("Turns, cost and cached share per pool"),
             kind="bar",
             unit="%",
             axis="pool",
             labels=[row.pool for row in per_pool],
             counts=[row.calls for row in per_pool],
             series=[
-                Series("share of turns", [_percent(shares.get(r.pool)) for r in per_pool]),
-                Series("cached share", [_percent(r.cached_share) for r in per_pool]),
+                Series(_("share of turns"), [_percent(shares.get(r.pool)) for r in per_pool]),
+                Series(_("cached share"), [_percent(r.cached_share) for r in per_pool]),
             ],
         ),
     ]

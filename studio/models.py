@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 
 class Currency(models.TextChoices):
@@ -75,8 +76,8 @@ class CalendarPeriod(models.Model):
     Planning tools push these through the API, keyed by their own id."""
 
     class Status(models.TextChoices):
-        BUSY = "busy"
-        TENTATIVE = "tentative"
+        BUSY = "busy", _("busy")
+        TENTATIVE = "tentative", _("tentative")
 
     starts_on = models.DateField()
     ends_on = models.DateField()
