@@ -12,6 +12,7 @@ from django.utils.translation import gettext
 from briefing import labels
 from briefing.stages.registry import BRIEFING_TYPES
 from briefing.stages.registry import stage_title as registry_stage_title
+from briefing.status import WaitingFor
 
 register = template.Library()
 
@@ -60,3 +61,9 @@ def stage_field_items(row: Any) -> list[tuple[str, Any]]:
     or not (briefing.status.StageRow: `spec.fields`, `run.fields`)."""
     values = row.run.fields or {}
     return [(name, values.get(name)) for name in row.spec.fields]
+
+
+@register.filter
+def waiting_label(waiting_for: str) -> str:
+    """Who a briefing waits for (one of status.WaitingFor), in the active language."""
+    return str(WaitingFor.LABELS.get(waiting_for, waiting_for))

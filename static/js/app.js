@@ -175,8 +175,8 @@
     if (seen !== null) {
       now.forEach(function (state, id) {
         const before = seen.get(id) || { unread: 0, needs: "" };
-        if (state.unread > before.unread) notify(state.title, "A new message from the client");
-        else if (state.needs && state.needs !== before.needs) notify(state.title, "Needs you");
+        if (state.unread > before.unread) notify(state.title, text(inbox, "newMessage"));
+        else if (state.needs && state.needs !== before.needs) notify(state.title, text(inbox, "needsYou"));
       });
     }
     seen = now;
@@ -209,8 +209,13 @@
     } catch (e) { /* no sound where the browser allows none */ }
   }
 
+  // The page's texts in the reader's language, from data-text-* attributes the server wrote.
+  function text(element, name) {
+    return element.dataset["text" + name.charAt(0).toUpperCase() + name.slice(1)] || "";
+  }
+
   function toggleLabel(button) {
-    button.textContent = notifyOn() ? "Notifications on (turn off)" : "Notify me about my briefings";
+    button.textContent = notifyOn() ? text(button, "on") : text(button, "off");
     button.setAttribute("aria-pressed", notifyOn() ? "true" : "false");
   }
 
@@ -227,7 +232,7 @@
       Notification.requestPermission().then(function (permission) {
         // Without the permission the sound still tells the producer.
         enable();
-        if (permission !== "granted") button.textContent += " (sound only)";
+        if (permission !== "granted") button.textContent += " " + text(button, "soundOnly");
       });
     } else {
       enable();

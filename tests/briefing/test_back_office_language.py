@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
-from briefing.models import StaffProfile, Turn
+from briefing.models import Project, StaffProfile, Turn
 from briefing.services import project_create, turn_receive
 
 RU = {"HTTP_ACCEPT_LANGUAGE": "ru-RU,ru;q=0.9"}
@@ -158,3 +159,19 @@ def test_a_ukrainian_browser_gets_the_ukrainian_back_office(producer_client, pro
     assert "Етапи та поля" in content
     assert '<a href="#stage-intro">Знайомство</a>' in content
     assert "Основна ідея" in content
+
+
+def test_the_dashboard_says_who_is_needed_and_what_to_do_in_russian(
+    settings, producer_client, project, say
+):
+    settings.LANGUAGE_CODE = "ru"
+    Project.objects.filter(pk=project.pk).update(
+        status=Project.Status.COMPLETED, completed_at=timezone.now()
+    )
+    say(project, "А субтитры сделаете?")
+    content = producer_client.get(reverse("dashboard"), **RU).content.decode()
+    assert "клиент написал после завершения" in content  # the reason
+    assert "Бриф готов, а клиент написал снова: ответьте ему сами." in content  # what to do
+    assert ">продюсер</span>" in content  # who it waits for, not "producer"
+    assert 'data-text-new-message="Новое сообщение от клиента"' in content  # the notification
+    assert "the client wrote after completion" not in content
