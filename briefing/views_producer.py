@@ -185,6 +185,18 @@ def _brief_so_far(project: Project, stages: list[StageRun]) -> dict[str, Any]:
     return {stage.key: stage.fields for stage in stages}
 
 
+def _client_as_known(project: Project, stages: list[StageRun]) -> dict[str, str]:
+    """Who the client is for the page's header: what the producer typed when creating the
+    briefing, else what the introduction stage learnt from the client since."""
+    intro = next((run.fields for run in stages if run.key == "intro"), {}) or {}
+    name = project.client_name or str(intro.get("clientName") or "")
+    company = str(intro.get("company") or "")
+    return {
+        "name": f"{name} ({company})" if name and company and company not in name else name,
+        "contact": project.client_contact or str(intro.get("contact") or ""),
+    }
+
+
 def _detail_context(
     request: HtmxHttpRequest, project: Project, *, problem: Problem | None = None
 ) -> dict[str, Any]:
@@ -220,6 +232,7 @@ def _detail_context(
     section_error = problem.message if problem and not placed else ""
     return {
         "project": project,
+        "client": _client_as_known(project, stages),
         "client_link": request.build_absolute_uri(
             reverse("client_chat", args=[project.client_token])
         )

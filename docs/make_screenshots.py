@@ -1,4 +1,4 @@
-"""Regenerate the README's screenshots of the managers' pages from a throwaway demo database.
+"""Regenerate the README's screenshots of the pages from a throwaway demo database.
 
 Run from the repository root (Debian's Chromium must be installed; Playwright never downloads
 a browser):
@@ -8,9 +8,12 @@ a browser):
 It migrates a fresh SQLite database in a temporary folder, creates a manager ("demo", password
 "demo"), seeds demo data through the platform's own services (briefings, CRM intake, dead
 letters from a scripted model that answers garbage, a discard and a replay), serves it with
-`manage.py runserver`, logs the manager in with Playwright and saves full-page PNGs, 1280
-pixels wide, into docs/screenshots/:
+`manage.py runserver`, logs the manager in with Playwright (a Russian browser, as the back
+office's default) and saves full-page PNGs, 1280 pixels wide, into docs/screenshots/:
 
+    dashboard.png     the inbox: who needs a person first
+    briefing.png      a briefing a producer took over: transcript, stages, locks
+    client-chat.png   the client's page on a 390-pixel-wide phone
     dead-letters.png  the open dead letters grouped by error signature
     dead-letter.png   one replayed dead letter: its attempts, errors and history
     quality.png       the parse-quality dashboard with its charts drawn
@@ -45,6 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 MANAGER = ("demo", "demo")
 VIEWPORT = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
 # As tests/e2e/conftest.py launches Debian's Chromium.
 SERVER_START_S = 30.0
 # True once every canvas of the page holds a Chart.js chart that has finished animating.
@@ -239,15 +243,18 @@ def attachments_only_mail() -> bytes:
     return mail.as_bytes()
 
 
-def briefings_seed(manager: Any) -> None:
-    """A few example briefings played through the orchestrator with the rules agent."""
+def briefings_seed(manager: Any) -> Any:
+    """A few example briefings played through the orchestrator with the rules agent; returns
+    the last (a Russian one a producer took over), whose pages the screenshots show."""
     import yaml
 
     from briefing.simulation import simulation_run
 
+    project = None
     for name in BRIEFING_EXAMPLES:
         script = yaml.safe_load((ROOT / "briefing" / "examples" / name).read_text("utf-8"))
-        simulation_run(script=script, user=manager)
+        project = simulation_run(script=script, user=manager)
+    return project
 
 
 def inbound_seed() -> None:
@@ -410,7 +417,7 @@ def demo_data_seed(manager: Any) -> dict[str, int]:
     from crm.models import InboundMessage, Lead
     from dlq.models import DeadLetter
 
-    briefings_seed(manager)
+    briefing = briefings_seed(manager)
     inbound_seed()
     model_trouble_seed(manager)
     calls_spread_over_week()
@@ -422,7 +429,12 @@ def demo_data_seed(manager: Any) -> dict[str, int]:
     assert human == 3, f"{human} messages in the human queue, expected 3"
     lead = Lead.objects.annotate(count=Count("messages")).order_by("-count", "id").first()
     assert lead.count == 2, "the message from a known phone did not extend its lead"
-    return {"dead_letter": replayed, "lead": lead.pk}
+    return {
+        "dead_letter": replayed,
+        "lead": lead.pk,
+        "briefing": briefing.pk,
+        "client_token": briefing.client_token,
+    }
 
 
 # --- 3. the server and the browser -----------------------------------------------------------
@@ -475,6 +487,8 @@ def screenshots_take(url: str, ids: dict[str, int]) -> list[Path]:
     if not executable:
         raise SystemExit("Chromium not found (apt-get install chromium, or set CHROMIUM)")
     pages = [
+        ("dashboard.png", "/", None),
+        ("briefing.png", f"/briefings/{ids['briefing']}/", None),
         ("dead-letters.png", "/dlq/dead-letters/", None),
         ("dead-letter.png", f"/dlq/dead-letters/{ids['dead_letter']}/", None),
         ("quality.png", "/dlq/quality/", CHARTS_DRAWN),
@@ -488,7 +502,8 @@ def screenshots_take(url: str, ids: dict[str, int]) -> list[Path]:
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        page = browser.new_context(viewport=VIEWPORT).new_page()
+        # The back office as a Russian-speaking manager sees it (the platform's default).
+        page = browser.new_context(viewport=VIEWPORT, locale="ru-RU").new_page()
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(f"{url}/login/")
@@ -505,6 +520,15 @@ def screenshots_take(url: str, ids: dict[str, int]) -> list[Path]:
             target = SCREENSHOTS / filename
             page.screenshot(path=str(target), full_page=True)
             saved.append(target)
+        # The client's page as a phone shows it, no account needed.
+        phone = browser.new_context(viewport=PHONE, locale="ru-RU", is_mobile=True).new_page()
+        phone.on("pageerror", lambda error: errors.append(str(error)))
+        response = phone.goto(f"{url}/c/{ids['client_token']}/")
+        if response is None or response.status != 200:
+            raise RuntimeError(f"the client's page did not open: {response and response.status}")
+        target = SCREENSHOTS / "client-chat.png"
+        phone.screenshot(path=str(target), full_page=True)
+        saved.append(target)
         browser.close()
     if errors:
         raise RuntimeError(f"JavaScript errors on the pages: {errors}")

@@ -462,3 +462,17 @@ def test_pause_and_resume(producer_client, project):
 def test_unknown_action_and_get_are_refused(producer_client, project):
     assert act(producer_client, project, "explode").status_code == 400
     assert producer_client.get(action_url(project)).status_code == 405
+
+
+def test_the_header_names_the_client_once_the_briefing_learnt_who_they_are(client, producer, say):
+    """Created without a client name, the briefing learns it from the client: the header
+    stops saying "no client name"."""
+    project = project_create(title="Ролик", language="ru", producer=producer)
+    client.force_login(producer)
+    url = reverse("project_detail", args=[project.pk])
+    assert "no client name" in client.get(url).content.decode()
+    say(project, "Здравствуйте! Я Анна Смирнова, кофейня «Зерно», +7 916 123-45-67. Нужен ролик.")
+    head = client.get(url).content.decode().split('class="page-head"')[1].split("</p>")[0]
+    assert "Анна Смирнова" in head
+    assert "+79161234567" in head
+    assert "no client name" not in head
