@@ -5,6 +5,7 @@ from briefing.models import (
     LockedEntity,
     Project,
     RevokedClientLink,
+    StaffProfile,
     StageRun,
     Turn,
 )
@@ -77,3 +78,13 @@ class RevokedClientLinkAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False
+
+
+@admin.register(StaffProfile)
+class StaffProfileAdmin(admin.ModelAdmin):
+    """A back-office user's language (they set it with the navigation's switcher)."""
+
+    list_display = ("user", "language")
+    list_filter = ("language",)
+    search_fields = ("user__username",)
+    raw_id_fields = ("user",)
