@@ -357,3 +357,21 @@ def test_the_activity_and_the_next_turns_log_name_the_call(
     assert logged.startswith('rate_card_quote({"query": "Сколько примерно стоит')
     assert logged.endswith(f"→ {event.data['size']} chars")
     assert _earlier_calls(project.pk, event.turn_id) == ()  # not the turn's own calls
+
+
+def test_a_work_no_tool_returned_fails_the_gate_and_the_retry_names_it(
+    studio, tool_server, django_capture_on_commit_callbacks
+):
+    def invent(prompt: str, attempt: int) -> str:
+        if attempt == 1:
+            return "Похожий ролик мы снимали для Сбербанка — «Весенний кэшбэк». Как вас зовут?"
+        return "Похожая работа — «Клюквенный Север» для Полярной Ягоды. Как вас зовут?"
+
+    model = ToolModel(tool_server, ("portfolio_search", {"query": "реклама еда"}), invent)
+    reply = _say(_project(), FLOWS["portfolio"][0], django_capture_on_commit_callbacks)
+    retry = json.dumps(model.final_requests()[1], ensure_ascii=False)
+    assert "the name «Весенний кэшбэк» is in your message but in no tool result" in retry
+    assert "the name «Сбербанка» is in your message" in retry
+    # The corrected answer names a work the tool returned, inflected: it passes.
+    assert reply.text.startswith("Похожая работа — «Клюквенный Север» для Полярной Ягоды.")
+    assert reply.project.events.filter(kind=BriefingEvent.Kind.RETRY_USED).count() == 1
