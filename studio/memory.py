@@ -5,6 +5,7 @@ stays in the prompt's cacheable prefix; rebuilt by a daily beat task; forgotten 
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from collections.abc import Mapping
@@ -200,6 +201,7 @@ def snapshot_correct(*, key: str, facts: Mapping[str, Any]) -> ClientSnapshot:
     snapshot.full_clean()
     snapshot.save()
     _items_write(key, parsed)
+    _fts5_purge()  # a fact the producer removed is gone from the index's bytes too
     return snapshot
 
 
@@ -233,6 +235,7 @@ def client_forget(*, company: str = "", contact: str = "") -> dict[str, int]:
     keys = [k for k in (company and company_key(company), contact and contact_key(contact)) if k]
     removed, _ = ClientSnapshot.objects.filter(key__in=keys).delete()
     items, _ = MemoryItem.objects.filter(key__in=keys).delete()
+    _fts5_purge()
     unlinked = 0
     for project in Project.objects.filter(status=Project.Status.COMPLETED):
         intro = dict((project.profile or {}).get("intro", {}))
@@ -262,33 +265,61 @@ _QUERY_WORD = re.compile(r"\w{3,}", re.UNICODE)
 def memory_retrieve(
     *, profile: Mapping[str, Mapping[str, Any]], message: str, language: str
 ) -> list[str]:
-    """The few memory items of this client relevant to the message: PostgreSQL full-text
-    search (any of the message's words, ranked), or word-prefix matching elsewhere (the
-    embedded SQLite default)."""
+    """The few memory items of this client relevant to the message, ranked by full-text
+    search over any of the message's words: PostgreSQL's, or SQLite's FTS5 index on the
+    embedded default (studio.migrations.0004)."""
     from django.db import connection
 
     keys = _client_keys(profile)
     words = sorted({w.casefold() for w in _QUERY_WORD.findall(message)})
     if not keys or not words:
         return []
-    items = MemoryItem.objects.filter(key__in=keys)
-    if connection.vendor == "postgresql":
-        from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+    if connection.vendor == "sqlite":
+        return _retrieve_fts5(keys, words)
+    from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 
-        config = FTS_CONFIGS.get(language, "simple")
-        query = SearchQuery(words[0], config=config)
-        for word in words[1:]:
-            query |= SearchQuery(word, config=config)
-        ranked = items.annotate(rank=SearchRank(SearchVector("text", config=config), query))
-        found = ranked.filter(rank__gt=0).order_by("-rank", "id").values_list("text", flat=True)
-        return list(dict.fromkeys(found))[:RETRIEVED_ITEMS]
-    scored = []
-    for item in items.order_by("id"):
-        text_words = [w.casefold() for w in _QUERY_WORD.findall(item.text)]
-        score = sum(any(t.startswith(w[:5]) for t in text_words) for w in words)
-        if score:
-            scored.append((-score, item.id, item.text))
-    return list(dict.fromkeys(text for *_, text in sorted(scored)))[:RETRIEVED_ITEMS]
+    config = FTS_CONFIGS.get(language, "simple")
+    query = SearchQuery(words[0], config=config)
+    for word in words[1:]:
+        query |= SearchQuery(word, config=config)
+    items = MemoryItem.objects.filter(key__in=keys)
+    ranked = items.annotate(rank=SearchRank(SearchVector("text", config=config), query))
+    found = ranked.filter(rank__gt=0).order_by("-rank", "id").values_list("text", flat=True)
+    return list(dict.fromkeys(found))[:RETRIEVED_ITEMS]
+
+
+# FTS5 has no Russian or Ukrainian stemmer: a word is searched by its first five letters,
+# the prefix its inflected forms share ("роликов" → "ролик"*).
+FTS5_PREFIX = 5
+
+
+def _fts5_purge() -> None:
+    """Merge the FTS5 index into one segment: a deleted row's terms stay in the older
+    segments' bytes until then, and a forgotten client must leave nothing behind."""
+    from django.db import connection
+
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO studio_memoryitem_fts(studio_memoryitem_fts) VALUES ('optimize')"
+            )
+
+
+def _retrieve_fts5(keys: list[str], words: list[str]) -> list[str]:
+    from django.db import connection
+
+    # Each term quoted: a client's word is never FTS5 syntax (NEAR, AND, a column filter).
+    terms = sorted({w[:FTS5_PREFIX].replace('"', "") for w in words})
+    match = " OR ".join(f'"{term}"*' for term in terms if term)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT text FROM studio_memoryitem_fts WHERE studio_memoryitem_fts MATCH %s "
+            "AND key IN (SELECT value FROM json_each(%s)) "
+            "ORDER BY bm25(studio_memoryitem_fts), rowid LIMIT %s",
+            [match, json.dumps(keys), RETRIEVED_ITEMS * 3],
+        )
+        found = [row[0] for row in cursor.fetchall()]
+    return list(dict.fromkeys(found))[:RETRIEVED_ITEMS]
 
 
 def retrieval_block(
