@@ -57,6 +57,14 @@ def contact_key(contact: str) -> str:
     return "contact:" + value
 
 
+def brief_line(brief: EarlierBrief) -> str:
+    parts = [f"{brief.month} «{brief.title}»"]
+    parts += [brief.content] if brief.content else []
+    parts += [f"budget {brief.budget}"] if brief.budget else []
+    parts += [f"deadline {brief.deadline}"] if brief.deadline else []
+    return ", ".join(parts)
+
+
 def snapshot_render(facts: ClientFacts) -> str:
     """The block as the prompt shows it: fixed order, sorted lists, fixed formats."""
     lines = [SNAPSHOT_HEAD]
@@ -67,11 +75,7 @@ def snapshot_render(facts: ClientFacts) -> str:
         if values:
             lines.append(f"- {label}: {'; '.join(sorted(set(values)))}")
     for brief in sorted(facts.briefs, key=lambda b: (b.month, b.title)):
-        parts = [f"{brief.month} «{brief.title}»"]
-        parts += [brief.content] if brief.content else []
-        parts += [f"budget {brief.budget}"] if brief.budget else []
-        parts += [f"deadline {brief.deadline}"] if brief.deadline else []
-        lines.append(f"- earlier brief: {', '.join(parts)}")
+        lines.append(f"- earlier brief: {brief_line(brief)}")
     for work in sorted(set(facts.works)):
         lines.append(f"- work made for them: {work}")
     for request in sorted(set(facts.requests)):
@@ -205,7 +209,66 @@ def snapshot_correct(*, key: str, facts: Mapping[str, Any]) -> ClientSnapshot:
     return snapshot
 
 
-def _client_keys(profile: Mapping[str, Mapping[str, Any]]) -> list[str]:
+# The facts a producer may rewrite in place; an earlier brief is a record: removed, not edited.
+EDITABLE_FACTS = ("company", "names", "contacts", "products", "tones", "works", "requests")
+FACT_FIELDS = (*EDITABLE_FACTS, "briefs")
+
+
+def fact_values(facts: ClientFacts, field: str) -> list[str]:
+    """One kind of fact as the lines a producer sees (an earlier brief as its line)."""
+    if field == "company":
+        return [facts.company] if facts.company else []
+    if field == "briefs":
+        return [brief_line(brief) for brief in facts.briefs]
+    return list(getattr(facts, field))
+
+
+def _fact_replaced(facts: ClientFacts, field: str, old: str, new: str) -> ClientFacts:
+    """The facts with one line of `field` replaced by `new`, or removed when `new` is empty."""
+    if field == "company":
+        return facts.model_copy(update={"company": new})
+    if field == "briefs":
+        kept = [brief for brief in facts.briefs if brief_line(brief) != old]
+        return facts.model_copy(update={"briefs": kept})
+    values = [new if value == old else value for value in getattr(facts, field)]
+    return facts.model_copy(update={field: list(dict.fromkeys(v for v in values if v))})
+
+
+@transaction.atomic
+def snapshot_fact_change(
+    *, profile: Mapping[str, Mapping[str, Any]], field: str, old: str, new: str
+) -> tuple[list[str], str]:
+    """A producer's correction of one fact memory holds about the briefing's client: the
+    line `old` of `field` becomes `new` (or goes, when `new` is empty) in each of the
+    client's snapshots holding it (one per contact and company), kept by later rebuilds.
+    Returns the snapshot keys changed and the new line as written; raises ApplicationError
+    when none holds the line (changed meanwhile, or never there)."""
+    from briefing.errors import ApplicationError
+
+    if field not in FACT_FIELDS:
+        raise ApplicationError(f"memory holds no facts of kind {field!r}")
+    new = re.sub(r"\s+", " ", new).strip()
+    if field == "briefs" and new:
+        raise ApplicationError("an earlier brief can be removed, not rewritten")
+    if len(new) > 300:
+        raise ApplicationError("a fact is at most 300 characters")
+    changed = []
+    snapshots = ClientSnapshot.objects.select_for_update().filter(key__in=client_keys(profile))
+    for snapshot in snapshots.order_by("key"):
+        facts = ClientFacts.model_validate(snapshot.facts)
+        if old not in fact_values(facts, field):
+            continue
+        snapshot_correct(
+            key=snapshot.key, facts=_fact_replaced(facts, field, old, new).model_dump()
+        )
+        changed.append(snapshot.key)
+    if not changed:
+        raise ApplicationError("memory no longer holds that fact: reload the page")
+    return changed, new
+
+
+def client_keys(profile: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The memory keys of a briefing's client: its contact's first, then its company's."""
     intro = profile.get("intro", {}) if isinstance(profile, Mapping) else {}
     keys = []
     if isinstance(intro.get("contact"), str) and intro["contact"].strip():
@@ -218,7 +281,7 @@ def _client_keys(profile: Mapping[str, Mapping[str, Any]]) -> list[str]:
 def snapshot_for_profile(profile: Mapping[str, Mapping[str, Any]]) -> str:
     """The snapshot text for the briefing's client: by its contact first, else its company;
     empty for a client the studio does not know."""
-    keys = _client_keys(profile)
+    keys = client_keys(profile)
     if not keys:
         return ""
     found = {s.key: s.text for s in ClientSnapshot.objects.filter(key__in=keys)}
@@ -270,7 +333,7 @@ def memory_retrieve(
     embedded default (studio.migrations.0004)."""
     from django.db import connection
 
-    keys = _client_keys(profile)
+    keys = client_keys(profile)
     words = sorted({w.casefold() for w in _QUERY_WORD.findall(message)})
     if not keys or not words:
         return []
