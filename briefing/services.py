@@ -429,7 +429,6 @@ def lock_change_decide(*, project: Project, proposal_id: int, accept: bool, user
 
 
 @transaction.atomic
-@transaction.atomic
 def memory_fact_correct(
     *, project: Project, field: str, old: str, new: str, user: Any = None
 ) -> BriefingEvent:
@@ -445,6 +444,7 @@ def memory_fact_correct(
     )  # fmt: skip
 
 
+@transaction.atomic
 def field_correct(
     *, project: Project, stage_key: str, field: str, value: Any, user: Any = None
 ) -> StageRun:
