@@ -103,13 +103,16 @@ def _capitalised_names(text: str, language: str) -> list[str]:
 
 
 def presented_names(message: str, language: str) -> list[str]:
-    """The names a message presents: its quoted spans of up to six words, then the
-    capitalised names outside quotes (links left out), each once, in order."""
+    """The names a message presents: its quoted spans of up to six words that start with a
+    capital, then the capitalised names outside quotes (links left out), each once, in
+    order."""
     message = _URL.sub(" . ", message)
     names = []
     for match in _QUOTED.finditer(message):
         quoted = next(g for g in match.groups() if g is not None).strip()
-        if 0 < len(_WORD.findall(quoted)) <= MAX_NAME_WORDS:
+        words = _WORD.findall(quoted)
+        # A title starts with a capital; «сторис» or «под ключ» are words in quotes.
+        if 0 < len(words) <= MAX_NAME_WORDS and words[0][0].isupper():
             names.append(quoted)
     outside = _QUOTED.sub(" . ", message)
     names += _capitalised_names(outside, language)
