@@ -142,6 +142,15 @@ def _tool_blocks(call: StageCall) -> str:
     return "\n\n".join(part for part in (log, call.tools.results_block()) if part)
 
 
+def _given_texts(call: StageCall, *, prompt_memory: str, retrieved: str) -> list[str]:
+    """What the prompt gave the agent besides tools and the client: locked entities, the
+    closed stages' summaries, the conversation's turns (an earlier answer passed this check
+    or was a producer's), memory's snapshot and retrieved lines: a name from these is no
+    invention."""
+    return [*call.locks.values(), *call.summaries, *(text for _, text in call.turns),
+            prompt_memory, retrieved]  # fmt: skip
+
+
 def stage_agent_run(
     call: StageCall,
     *,
@@ -157,6 +166,7 @@ def stage_agent_run(
     what the turn has left (the call never takes more than LLM_CALL_BUDGET_S either);
     `provider`, `pool` and `max_tokens` come from the turn's route (briefing.routing),
     `session` is the briefing's ledger key."""
+    memory, retrieved = snapshot_for_profile(call.profile), _retrieved(call)
     prompt = stage_prompt(
         spec=call.spec,
         locks=call.locks,
@@ -170,12 +180,14 @@ def stage_agent_run(
         profile={k: v for k, v in call.profile.items() if k not in call.closed_stages},
         tool_results=_tool_blocks(call),
         final_rules=FINAL_ANSWER_RULES if call.tools is not None and call.tools.outcomes else "",
-        memory=snapshot_for_profile(call.profile),
-        retrieved=_retrieved(call),
+        memory=memory,
+        retrieved=retrieved,
     )
     sources = sources_validator(
         tool_texts=call.tools.source_texts if call.tools is not None else tuple,
         client_texts=call.client_texts, known=lambda: call.profile,
+        given_texts=lambda: _given_texts(call, prompt_memory=memory, retrieved=retrieved),
+        language=call.language,
     )  # fmt: skip
     token = _current_call.set(call)
     try:

@@ -104,6 +104,25 @@ def lock_label(key: str, language: str | None = None) -> str:
     return _spelled_out(key)
 
 
+# The kinds of fact client memory holds (studio.memory.ClientFacts), as the briefing page
+# lists them.
+MEMORY_FACT_LABELS: Mapping[str, Mapping[str, str]] = {
+    "company": {"ru": "Компания", "uk": "Компанія", "en": "Company"},
+    "names": {"ru": "Люди", "uk": "Люди", "en": "People"},
+    "contacts": {"ru": "Контакты", "uk": "Контакти", "en": "Contacts"},
+    "products": {"ru": "Продукты", "uk": "Продукти", "en": "Products"},
+    "tones": {"ru": "Тон", "uk": "Тон", "en": "Tone"},
+    "briefs": {"ru": "Прошлый бриф", "uk": "Минулий бриф", "en": "Earlier brief"},
+    "works": {"ru": "Работа для них", "uk": "Робота для них", "en": "Work made for them"},
+    "requests": {"ru": "Прошлая заявка", "uk": "Минула заявка", "en": "Earlier request"},
+}
+
+
+def memory_fact_label(kind: str, language: str | None = None) -> str:
+    labels = MEMORY_FACT_LABELS.get(kind)
+    return (labels.get(label_language(language)) or labels["en"]) if labels else _spelled_out(kind)
+
+
 def _spelled_out(name: str) -> str:
     words, word = [], ""
     for char in name.replace("_", " "):

@@ -280,6 +280,9 @@ class BriefingEvent(models.Model):
         ATTENTION_REQUESTED = "attention_requested"
         # A holding reply not followed up within BRIEFING_HOLDING_FOLLOW_UP_S: the producer.
         FOLLOW_UP_REQUESTED = "follow_up_requested"
+        # A producer corrected what memory holds about the client (studio.memory): the fact's
+        # kind, the old line and the new one (empty when removed).
+        MEMORY_CORRECTED = "memory_corrected"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="events")
     turn = models.ForeignKey(Turn, on_delete=models.SET_NULL, null=True, blank=True)

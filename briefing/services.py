@@ -429,6 +429,22 @@ def lock_change_decide(*, project: Project, proposal_id: int, accept: bool, user
 
 
 @transaction.atomic
+def memory_fact_correct(
+    *, project: Project, field: str, old: str, new: str, user: Any = None
+) -> BriefingEvent:
+    """A producer's correction of one fact memory holds about this briefing's client, from
+    its page: rewritten (or removed, `new` empty) in the client's snapshots and kept by the
+    daily rebuilds, recorded as an event with who, when, the old line and the new one."""
+    from studio.memory import snapshot_fact_change
+
+    keys, new = snapshot_fact_change(profile=project.profile or {}, field=field, old=old, new=new)
+    return event_record(
+        project=project, kind=Kind.MEMORY_CORRECTED, actor=user,
+        data={"fact": field, "old": old, "new": new, "keys": keys},
+    )  # fmt: skip
+
+
+@transaction.atomic
 def field_correct(
     *, project: Project, stage_key: str, field: str, value: Any, user: Any = None
 ) -> StageRun:

@@ -25,7 +25,13 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.utils.translation import ngettext
 
-from briefing.labels import field_label, field_labels, label_language, lock_label
+from briefing.labels import (
+    field_label,
+    field_labels,
+    label_language,
+    lock_label,
+    memory_fact_label,
+)
 from briefing.models import BriefingEvent, Project, StageRun, Turn
 from briefing.stages.base import StageSpec
 from briefing.stages.registry import stage_title, stages_for
@@ -382,6 +388,19 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
                 )
             ),
             "warn" if data.get("error") else "",
+        ),
+        Kind.MEMORY_CORRECTED: (
+            (
+                _("client memory: %(fact)s “%(old)s” corrected to “%(new)s”")
+                if data.get("new")
+                else _("client memory: %(fact)s “%(old)s” removed")
+            )
+            % {
+                "fact": memory_fact_label(data.get("fact", "")),
+                "old": data.get("old", ""),
+                "new": data.get("new", ""),
+            },
+            "",
         ),
         Kind.ADDITIONAL_REQUEST: (
             _("the client asked for more after completion (added to the brief): “%(text)s”")

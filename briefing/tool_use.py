@@ -1,8 +1,8 @@
 """The studio's tools in a briefing turn: which questions call which tool (for the rules
 agent and for providers that cannot call tools, the code asks), the bounded tool loop of a
 provider that can, the answer the rules agent gives from the results, the deferred
-final-answer rules, and the check that every amount and link the agent tells the client
-comes from a tool result or from the client."""
+final-answer rules, and the check that every amount, link and name the agent tells the
+client comes from a tool result or from the client."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from briefing.source_names import unsourced_names
 from llmkit.parse import FieldError
 from llmkit.tools import ToolOutcome, ToolSession, ToolStep, untrusted
 from llmkit.types import Message, ProviderError
@@ -375,7 +376,7 @@ def answer_text(outcomes: Iterable[ToolOutcome], language: str) -> str:
     return " ".join(parts)
 
 
-# --- amounts and links only from sources ---------------------------------------------------
+# --- amounts, links and names only from sources ---------------------------------------------------
 
 _DATES = re.compile(r"\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b")
 _AMOUNTS = re.compile(r"(?<![\w.])\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d])|(?<![\w.])\d{4,}(?!\d)")
@@ -402,17 +403,22 @@ def _source_amounts(texts: Iterable[str]) -> set[int]:
 
 def sources_validator(
     *, tool_texts: Callable[[], Sequence[str]], client_texts: Callable[[], Sequence[str]],
-    known: Callable[[], Any],
+    known: Callable[[], Any], given_texts: Callable[[], Sequence[str]] = tuple,
+    language: str = "ru",
 ):  # fmt: skip
     """A semantic validator for the agent's message: every amount (a number of four digits
-    or more, not a year or a date) and every link must appear in a tool result of this turn,
-    in the client's words or in what is already known. The retry names the offender."""
+    or more, not a year or a date), every link and every name it presents (quoted, or
+    capitalised inside a sentence: a work, a client, a service) must appear in a tool result
+    of this turn, in the client's words, in what is already known or in what the prompt
+    gave it from memory and the conversation (`given_texts`). The retry names the
+    offender."""
 
     def check(value: Any, context: Mapping[str, Any]) -> Iterable[FieldError]:
         message = getattr(value, "message", None)
         if not isinstance(message, str) or not message:
             return []
-        sources = [*tool_texts(), *client_texts(), json.dumps(known(), ensure_ascii=False)]
+        sources = [*tool_texts(), *client_texts(), json.dumps(known(), ensure_ascii=False),
+                   *given_texts()]  # fmt: skip
         allowed = _source_amounts(sources)
         errors = []
         for number in sorted(_amounts(message) - allowed):
@@ -435,6 +441,16 @@ def sources_validator(
                         input=url,
                     )
                 )  # fmt: skip
+        for name in unsourced_names(message, sources, language=language):
+            errors.append(
+                FieldError(
+                    path="message", kind="not_in_source",
+                    message=f"the name «{name}» is in your message but in no tool result and "
+                    "not in the client's words: name only the works, clients and services the "
+                    "tools returned, exactly as they wrote them",
+                    input=name,
+                )
+            )  # fmt: skip
         return errors
 
     return check

@@ -35,6 +35,7 @@ from briefing.services import (
     lock_proposals_pending,
     lock_remove,
     lock_set,
+    memory_fact_correct,
     producer_message_post,
     project_create,
     project_pause,
@@ -56,6 +57,7 @@ from briefing.status import (
 from config.http import HtmxHttpRequest
 from dlq.ledger import ledger_turn_costs
 from dlq.models import DeadLetter
+from studio.selectors import client_memory
 
 DASHBOARD_TEMPLATE = "briefing/dashboard.html"
 DETAIL_TEMPLATE = "briefing/project_detail.html"
@@ -263,6 +265,7 @@ def _detail_context(
         "submitted": problem.submitted if problem else {},
         "can_act": request.user.has_perm("briefing.change_project"),
         "models": briefing_cost(project=project),
+        "memory": client_memory(project.profile or {}),
     }
 
 
@@ -359,6 +362,8 @@ ACTION_SECTIONS = {
     "revoke_link": "controls",
     "strong_model_on": "controls",
     "strong_model_off": "controls",
+    "memory_correct": "memory",
+    "memory_remove": "memory",
 }
 # The flash message's words for what was done (a page without htmx reloads after an action).
 ACTION_DONE = {
@@ -378,10 +383,12 @@ ACTION_DONE = {
     "revoke_link": gettext_lazy("client link revoked"),
     "strong_model_on": gettext_lazy("the strong model is used"),
     "strong_model_off": gettext_lazy("routing by complexity again"),
+    "memory_correct": gettext_lazy("client memory corrected"),
+    "memory_remove": gettext_lazy("removed from client memory"),
 }
 # What else an action may change. The composer is never swapped from elsewhere (it may
 # hold a message being typed), the transcript only when a message was posted.
-FOLLOW_UPS = ("status", "controls", "locks", "stages", "brief")
+FOLLOW_UPS = ("status", "controls", "locks", "memory", "stages", "brief")
 
 
 def _follow_ups(action: str, section: str) -> tuple[str, ...]:
@@ -451,6 +458,14 @@ def _act(request: HtmxHttpRequest, project: Project, action: str) -> None:
         client_link_revoke(project=project, user=user)
     elif action in ("strong_model_on", "strong_model_off"):
         project_strong_model_set(project=project, on=action == "strong_model_on", user=user)
+    elif action in ("memory_correct", "memory_remove"):
+        new = post.get("value", "") if action == "memory_correct" else ""
+        if action == "memory_correct" and not new.strip():
+            raise ApplicationError(_("Write the corrected fact, or remove it."))
+        memory_fact_correct(
+            project=project, field=post.get("fact", ""), old=post.get("old", ""), new=new,
+            user=user,
+        )  # fmt: skip
     elif action == "force_close":
         stage_key, reason = _stage_key(project, request), post.get("reason", "")
         stage_force_close(project=project, stage_key=stage_key, user=user, reason=reason)

@@ -73,7 +73,7 @@ def _gigachat(environ: Mapping[str, str]) -> Provider:
 
 
 def _yandex(environ: Mapping[str, str]) -> Provider:
-    from llmkit.providers.yandex import YandexGPTProvider
+    from llmkit.providers.yandex import DEFAULT_BASE_URL, YandexGPTProvider
 
     folder_id = _required(environ, "YANDEX_FOLDER_ID", "yandex")
     api_key = _text(environ, "YANDEX_API_KEY")
@@ -88,6 +88,7 @@ def _yandex(environ: Mapping[str, str]) -> Provider:
         api_key=api_key,
         iam_token=iam_token,
         model=_text(environ, "YANDEX_MODEL") or "yandexgpt/latest",
+        base_url=_text(environ, "YANDEX_BASE_URL") or DEFAULT_BASE_URL,
     )
 
 

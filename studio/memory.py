@@ -5,6 +5,7 @@ stays in the prompt's cacheable prefix; rebuilt by a daily beat task; forgotten 
 
 from __future__ import annotations
 
+import json
 import re
 from collections import defaultdict
 from collections.abc import Mapping
@@ -56,6 +57,14 @@ def contact_key(contact: str) -> str:
     return "contact:" + value
 
 
+def brief_line(brief: EarlierBrief) -> str:
+    parts = [f"{brief.month} «{brief.title}»"]
+    parts += [brief.content] if brief.content else []
+    parts += [f"budget {brief.budget}"] if brief.budget else []
+    parts += [f"deadline {brief.deadline}"] if brief.deadline else []
+    return ", ".join(parts)
+
+
 def snapshot_render(facts: ClientFacts) -> str:
     """The block as the prompt shows it: fixed order, sorted lists, fixed formats."""
     lines = [SNAPSHOT_HEAD]
@@ -66,11 +75,7 @@ def snapshot_render(facts: ClientFacts) -> str:
         if values:
             lines.append(f"- {label}: {'; '.join(sorted(set(values)))}")
     for brief in sorted(facts.briefs, key=lambda b: (b.month, b.title)):
-        parts = [f"{brief.month} «{brief.title}»"]
-        parts += [brief.content] if brief.content else []
-        parts += [f"budget {brief.budget}"] if brief.budget else []
-        parts += [f"deadline {brief.deadline}"] if brief.deadline else []
-        lines.append(f"- earlier brief: {', '.join(parts)}")
+        lines.append(f"- earlier brief: {brief_line(brief)}")
     for work in sorted(set(facts.works)):
         lines.append(f"- work made for them: {work}")
     for request in sorted(set(facts.requests)):
@@ -200,10 +205,70 @@ def snapshot_correct(*, key: str, facts: Mapping[str, Any]) -> ClientSnapshot:
     snapshot.full_clean()
     snapshot.save()
     _items_write(key, parsed)
+    _fts5_purge()  # a fact the producer removed is gone from the index's bytes too
     return snapshot
 
 
-def _client_keys(profile: Mapping[str, Mapping[str, Any]]) -> list[str]:
+# The facts a producer may rewrite in place; an earlier brief is a record: removed, not edited.
+EDITABLE_FACTS = ("company", "names", "contacts", "products", "tones", "works", "requests")
+FACT_FIELDS = (*EDITABLE_FACTS, "briefs")
+
+
+def fact_values(facts: ClientFacts, field: str) -> list[str]:
+    """One kind of fact as the lines a producer sees (an earlier brief as its line)."""
+    if field == "company":
+        return [facts.company] if facts.company else []
+    if field == "briefs":
+        return [brief_line(brief) for brief in facts.briefs]
+    return list(getattr(facts, field))
+
+
+def _fact_replaced(facts: ClientFacts, field: str, old: str, new: str) -> ClientFacts:
+    """The facts with one line of `field` replaced by `new`, or removed when `new` is empty."""
+    if field == "company":
+        return facts.model_copy(update={"company": new})
+    if field == "briefs":
+        kept = [brief for brief in facts.briefs if brief_line(brief) != old]
+        return facts.model_copy(update={"briefs": kept})
+    values = [new if value == old else value for value in getattr(facts, field)]
+    return facts.model_copy(update={field: list(dict.fromkeys(v for v in values if v))})
+
+
+@transaction.atomic
+def snapshot_fact_change(
+    *, profile: Mapping[str, Mapping[str, Any]], field: str, old: str, new: str
+) -> tuple[list[str], str]:
+    """A producer's correction of one fact memory holds about the briefing's client: the
+    line `old` of `field` becomes `new` (or goes, when `new` is empty) in each of the
+    client's snapshots holding it (one per contact and company), kept by later rebuilds.
+    Returns the snapshot keys changed and the new line as written; raises ApplicationError
+    when none holds the line (changed meanwhile, or never there)."""
+    from briefing.errors import ApplicationError
+
+    if field not in FACT_FIELDS:
+        raise ApplicationError(f"memory holds no facts of kind {field!r}")
+    new = re.sub(r"\s+", " ", new).strip()
+    if field == "briefs" and new:
+        raise ApplicationError("an earlier brief can be removed, not rewritten")
+    if len(new) > 300:
+        raise ApplicationError("a fact is at most 300 characters")
+    changed = []
+    snapshots = ClientSnapshot.objects.select_for_update().filter(key__in=client_keys(profile))
+    for snapshot in snapshots.order_by("key"):
+        facts = ClientFacts.model_validate(snapshot.facts)
+        if old not in fact_values(facts, field):
+            continue
+        snapshot_correct(
+            key=snapshot.key, facts=_fact_replaced(facts, field, old, new).model_dump()
+        )
+        changed.append(snapshot.key)
+    if not changed:
+        raise ApplicationError("memory no longer holds that fact: reload the page")
+    return changed, new
+
+
+def client_keys(profile: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The memory keys of a briefing's client: its contact's first, then its company's."""
     intro = profile.get("intro", {}) if isinstance(profile, Mapping) else {}
     keys = []
     if isinstance(intro.get("contact"), str) and intro["contact"].strip():
@@ -216,7 +281,7 @@ def _client_keys(profile: Mapping[str, Mapping[str, Any]]) -> list[str]:
 def snapshot_for_profile(profile: Mapping[str, Mapping[str, Any]]) -> str:
     """The snapshot text for the briefing's client: by its contact first, else its company;
     empty for a client the studio does not know."""
-    keys = _client_keys(profile)
+    keys = client_keys(profile)
     if not keys:
         return ""
     found = {s.key: s.text for s in ClientSnapshot.objects.filter(key__in=keys)}
@@ -233,6 +298,7 @@ def client_forget(*, company: str = "", contact: str = "") -> dict[str, int]:
     keys = [k for k in (company and company_key(company), contact and contact_key(contact)) if k]
     removed, _ = ClientSnapshot.objects.filter(key__in=keys).delete()
     items, _ = MemoryItem.objects.filter(key__in=keys).delete()
+    _fts5_purge()
     unlinked = 0
     for project in Project.objects.filter(status=Project.Status.COMPLETED):
         intro = dict((project.profile or {}).get("intro", {}))
@@ -262,33 +328,61 @@ _QUERY_WORD = re.compile(r"\w{3,}", re.UNICODE)
 def memory_retrieve(
     *, profile: Mapping[str, Mapping[str, Any]], message: str, language: str
 ) -> list[str]:
-    """The few memory items of this client relevant to the message: PostgreSQL full-text
-    search (any of the message's words, ranked), or word-prefix matching elsewhere (the
-    embedded SQLite default)."""
+    """The few memory items of this client relevant to the message, ranked by full-text
+    search over any of the message's words: PostgreSQL's, or SQLite's FTS5 index on the
+    embedded default (studio.migrations.0004)."""
     from django.db import connection
 
-    keys = _client_keys(profile)
+    keys = client_keys(profile)
     words = sorted({w.casefold() for w in _QUERY_WORD.findall(message)})
     if not keys or not words:
         return []
-    items = MemoryItem.objects.filter(key__in=keys)
-    if connection.vendor == "postgresql":
-        from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+    if connection.vendor == "sqlite":
+        return _retrieve_fts5(keys, words)
+    from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 
-        config = FTS_CONFIGS.get(language, "simple")
-        query = SearchQuery(words[0], config=config)
-        for word in words[1:]:
-            query |= SearchQuery(word, config=config)
-        ranked = items.annotate(rank=SearchRank(SearchVector("text", config=config), query))
-        found = ranked.filter(rank__gt=0).order_by("-rank", "id").values_list("text", flat=True)
-        return list(dict.fromkeys(found))[:RETRIEVED_ITEMS]
-    scored = []
-    for item in items.order_by("id"):
-        text_words = [w.casefold() for w in _QUERY_WORD.findall(item.text)]
-        score = sum(any(t.startswith(w[:5]) for t in text_words) for w in words)
-        if score:
-            scored.append((-score, item.id, item.text))
-    return list(dict.fromkeys(text for *_, text in sorted(scored)))[:RETRIEVED_ITEMS]
+    config = FTS_CONFIGS.get(language, "simple")
+    query = SearchQuery(words[0], config=config)
+    for word in words[1:]:
+        query |= SearchQuery(word, config=config)
+    items = MemoryItem.objects.filter(key__in=keys)
+    ranked = items.annotate(rank=SearchRank(SearchVector("text", config=config), query))
+    found = ranked.filter(rank__gt=0).order_by("-rank", "id").values_list("text", flat=True)
+    return list(dict.fromkeys(found))[:RETRIEVED_ITEMS]
+
+
+# FTS5 has no Russian or Ukrainian stemmer: a word is searched by its first five letters,
+# the prefix its inflected forms share ("роликов" → "ролик"*).
+FTS5_PREFIX = 5
+
+
+def _fts5_purge() -> None:
+    """Merge the FTS5 index into one segment: a deleted row's terms stay in the older
+    segments' bytes until then, and a forgotten client must leave nothing behind."""
+    from django.db import connection
+
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO studio_memoryitem_fts(studio_memoryitem_fts) VALUES ('optimize')"
+            )
+
+
+def _retrieve_fts5(keys: list[str], words: list[str]) -> list[str]:
+    from django.db import connection
+
+    # Each term quoted: a client's word is never FTS5 syntax (NEAR, AND, a column filter).
+    terms = sorted({w[:FTS5_PREFIX].replace('"', "") for w in words})
+    match = " OR ".join(f'"{term}"*' for term in terms if term)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT text FROM studio_memoryitem_fts WHERE studio_memoryitem_fts MATCH %s "
+            "AND key IN (SELECT value FROM json_each(%s)) "
+            "ORDER BY bm25(studio_memoryitem_fts), rowid LIMIT %s",
+            [match, json.dumps(keys), RETRIEVED_ITEMS * 3],
+        )
+        found = [row[0] for row in cursor.fetchall()]
+    return list(dict.fromkeys(found))[:RETRIEVED_ITEMS]
 
 
 def retrieval_block(

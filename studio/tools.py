@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from django.db import connection
 from django.db.models import Q
@@ -216,6 +217,18 @@ def calendar_check(args: CalendarCheckArgs, *, today: datetime.date) -> Calendar
     )  # fmt: skip
 
 
+def _same_client(profile: Any, *, company: str, contact: str) -> bool:
+    """Whether a briefing's profile names this client: the company case-insensitively (in
+    any script), or the very contact."""
+    intro = profile.get("intro") if isinstance(profile, dict) else None
+    if not isinstance(intro, dict):
+        return False
+    theirs = intro.get("company")
+    if company and isinstance(theirs, str) and theirs.casefold() == company.casefold():
+        return True
+    return bool(contact) and intro.get("contact") == contact
+
+
 def client_history(args: ClientHistoryArgs, *, exclude_project: int | None) -> ClientHistoryResult:
     """The client's earlier completed briefs, leads and the works made for them, matched by
     company (case-insensitive) or by a contact that is an e-mail or phone."""
@@ -225,15 +238,25 @@ def client_history(args: ClientHistoryArgs, *, exclude_project: int | None) -> C
     items: list[ClientHistoryItem] = []
     company = (args.company or "").strip()
     contact = (args.contact or "").strip()
-    projects = Project.objects.filter(status=Project.Status.COMPLETED)
-    match = Q()
-    if company:
-        match |= Q(profile__intro__company__iexact=company)
-    if contact:
-        match |= Q(profile__intro__contact=contact)
-    for project in (
-        projects.filter(match).exclude(pk=exclude_project).order_by("-completed_at")[:10]
-    ):
+    projects = Project.objects.filter(status=Project.Status.COMPLETED).exclude(pk=exclude_project)
+    if connection.vendor == "postgresql":
+        match = Q()
+        if company:
+            match |= Q(profile__intro__company__iexact=company)
+        if contact:
+            match |= Q(profile__intro__contact=contact)
+        earlier = list(projects.filter(match).order_by("-completed_at")[:10])
+    else:
+        # SQLite folds only ASCII letters in iexact ("полярная ягода" is not "Полярная
+        # Ягода" there): the embedded default's few briefings are compared here instead.
+        earlier = [
+            project
+            for project in projects.order_by("-completed_at").only(
+                "id", "title", "profile", "completed_at", "created_at"
+            )
+            if _same_client(project.profile, company=company, contact=contact)
+        ][:10]
+    for project in earlier:
         service = (project.profile or {}).get("service", {})
         detail = " ".join(str(v) for v in (service.get("contentType"), service.get("format")) if v)
         year = (project.completed_at or project.created_at).year
@@ -258,7 +281,12 @@ def client_history(args: ClientHistoryArgs, *, exclude_project: int | None) -> C
             items.append(ClientHistoryItem(source="lead", title=title, year=lead.created_at.year,
                                            detail=lead.client_intent))  # fmt: skip
     if company:
-        for work in PortfolioItem.objects.filter(client__iexact=company).order_by("-year"):
+        works = PortfolioItem.objects.order_by("-year")
+        if connection.vendor == "postgresql":
+            works = works.filter(client__iexact=company)
+        else:
+            works = [work for work in works if work.client.casefold() == company.casefold()]
+        for work in works:
             items.append(ClientHistoryItem(source="work", title=work.title, year=work.year,
                                            detail=work.description))  # fmt: skip
     return ClientHistoryResult(items=items)

@@ -28,6 +28,11 @@ def field_labels(names: Iterable[str], stage_key: str = "") -> str:
 
 
 @register.filter
+def memory_fact_label(kind: str) -> str:
+    return labels.memory_fact_label(kind)
+
+
+@register.filter
 def lock_label(key: str) -> str:
     return labels.lock_label(key)
 

@@ -1,13 +1,17 @@
 """The producer's working day in a real browser: log in, find the briefing, watch a client
-message arrive without a reload, correct a field, take over and answer."""
+message arrive without a reload, correct a field, take over and answer; correct what memory
+holds about a returning client."""
 
 from __future__ import annotations
+
+import datetime
 
 import pytest
 from django.contrib.auth import get_user_model
 
-from briefing.models import StageRun
+from briefing.models import BriefingEvent, Project, StageRun
 from briefing.services import project_create
+from studio.memory import snapshot_for_profile, snapshots_rebuild
 from tests.conftest import user_in_group
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -101,3 +105,40 @@ def test_another_producers_briefing_is_not_found(live_server, page, producer):
     assert response.status == 404
     page.goto(f"{live_server.url}/")
     assert page.locator("#rows .project-row").count() == 0
+
+
+def test_the_producer_corrects_what_memory_holds_for_the_client(live_server, page, producer):
+    intro = {"company": "Полярная Ягода", "contact": "oleg@polar-berry.ru"}
+    earlier = project_create(title="Весенний ролик", language="ru")
+    Project.objects.filter(pk=earlier.pk).update(
+        status=Project.Status.COMPLETED,
+        completed_at=datetime.datetime(2026, 5, 3, tzinfo=datetime.UTC),
+        profile={"intro": intro, "vision": {"productName": "Клюквенный Север"}},
+    )
+    snapshots_rebuild()
+    project = project_create(title="Летний ролик", language="ru", producer=producer)
+    Project.objects.filter(pk=project.pk).update(profile={"intro": intro})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    log_in(page, live_server)
+    page.goto(f"{live_server.url}/briefings/{project.pk}/")
+    url = page.url
+
+    memory = page.locator("#memory")
+    row = memory.locator("tr", has=page.get_by_role("rowheader", name="Products", exact=True))
+    row.locator("input[name=value]").fill("Клюквенный Север 2.0")
+    row.get_by_role("button", name="Save").click()
+    page.locator("#status", has_text="corrected to “Клюквенный Север 2.0”").wait_for()
+    assert "- products: Клюквенный Север 2.0" in snapshot_for_profile({"intro": intro})
+
+    memory.get_by_role("button", name="Remove “Клюквенный Север 2.0”").click()
+    page.locator("#status", has_text="“Клюквенный Север 2.0” removed").wait_for()
+    page.get_by_role("rowheader", name="Products", exact=True).wait_for(state="detached")
+    assert "products" not in snapshot_for_profile({"intro": intro})
+    events = project.events.filter(kind=BriefingEvent.Kind.MEMORY_CORRECTED)
+    assert [(e.data["old"], e.data["new"]) for e in events.order_by("id")] == [
+        ("Клюквенный Север", "Клюквенный Север 2.0"),
+        ("Клюквенный Север 2.0", ""),
+    ]
+    assert page.url == url  # swapped in place, no reload
+    assert not errors, errors

@@ -29,6 +29,7 @@ FULL_ENV = {
     "YANDEX_FOLDER_ID": "b1gfolder",
     "YANDEX_IAM_TOKEN": "t1.iam",
     "YANDEX_MODEL": "yandexgpt-lite/latest",
+    "YANDEX_BASE_URL": "https://llm.gateway.example/foundationModels/v1/",
     "OPENAI_BASE_URL": "http://127.0.0.1:8080/v1",
     "OPENAI_MODEL": "smollm2",
     "OPENAI_SCHEMA_FORMAT": "json_object",
@@ -83,6 +84,7 @@ def test_full_environment_builds_the_ordered_chain_with_rules_last():
     assert isinstance(yandex, YandexGPTProvider)
     assert (yandex.iam_token, yandex.api_key) == ("t1.iam", None)
     assert yandex.model_uri == "gpt://b1gfolder/yandexgpt-lite/latest"
+    assert yandex.base_url == "https://llm.gateway.example/foundationModels/v1"
     assert isinstance(openai, OpenAICompatProvider)
     assert (openai.base_url, openai.model, openai.api_key) == (
         "http://127.0.0.1:8080/v1",
@@ -110,6 +112,7 @@ def test_defaults_for_optional_variables():
     assert (giga.scope, giga.model) == ("GIGACHAT_API_PERS", "GigaChat")
     assert giga.base_url == "https://gigachat.devices.sberbank.ru/api/v1"
     assert yandex.model_uri == "gpt://f/yandexgpt/latest"
+    assert yandex.base_url == "https://llm.api.cloud.yandex.net/foundationModels/v1"
     assert (local.model_path, local.grammar, local.n_ctx) == (None, False, 2048)
     assert {(b.failure_threshold, b.cooldown_s) for b in chain.breakers} == {(3, 30.0)}
 

@@ -9,6 +9,7 @@ import datetime
 
 import pytest
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 from briefing.agents import StageCall, _tool_blocks
@@ -154,7 +155,7 @@ def test_earlier_tool_calls_are_logged_once_older_turns_are_folded():
                       '- rate_card_quote({"query": "ролик"}) → 281 chars')  # fmt: skip
 
 
-def test_per_turn_retrieval_finds_the_clients_items_for_the_message(monkeypatch):
+def test_per_turn_retrieval_finds_the_clients_items_for_the_message():
     studio_demo_load(today=datetime.date(2026, 12, 1))
     completed("Весенний ролик", PROFILE)
     completed("Чужой", {"intro": {"company": "Автомир"}, "vision": {"productName": "Ролики"}})
@@ -167,13 +168,69 @@ def test_per_turn_retrieval_finds_the_clients_items_for_the_message(monkeypatch)
     assert memory_retrieve(profile=PROFILE, message="Добрый день", language="ru") == []
     block = retrieval_block(profile=PROFILE, message=message, language="ru")
     assert block.startswith("Possibly relevant from earlier work with this client")
-    # The embedded default (SQLite) matches word prefixes instead of PostgreSQL's FTS.
-    from django.db import connection
 
-    monkeypatch.setattr(connection, "vendor", "sqlite")
-    assert "products: Клюквенный Север" in memory_retrieve(
-        profile=PROFILE, message=message, language="ru"
+
+sqlite_only = pytest.mark.skipif(
+    connection.vendor != "sqlite", reason="the FTS5 index exists on SQLite only"
+)
+
+
+def _fts5_rows(sql: str, params=()) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _fts5_index_bytes() -> bytes:
+    """The index's segments as stored (the shadow table FTS5 keeps them in)."""
+    return b"".join(
+        row[0] or b"" for row in _fts5_rows("SELECT block FROM studio_memoryitem_fts_data")
     )
+
+
+@sqlite_only
+def test_on_sqlite_retrieval_is_an_fts5_search_ranked_by_bm25():
+    completed("Весенний ролик", PROFILE)
+    snapshots_rebuild()
+    # Every memory item is in the index, written by the table's triggers.
+    indexed = _fts5_rows("SELECT rowid, text, key FROM studio_memoryitem_fts ORDER BY rowid")
+    assert indexed == list(MemoryItem.objects.order_by("id").values_list("id", "text", "key"))
+    # Inflected words find their items by the stem they share; the ranking is FTS5's.
+    found = memory_retrieve(profile=PROFILE, message="А тон опять тёплый?", language="ru")
+    assert found[0] == "tone: тёплый, семейный"
+    found = memory_retrieve(profile=PROFILE, message="Про Клюквенного Севера", language="ru")
+    assert found[0] == "products: Клюквенный Север"
+    # A client's words are never FTS5 syntax.
+    assert memory_retrieve(profile=PROFILE, message='NEAR(" text: OR *', language="ru") == []
+
+
+@sqlite_only
+def test_on_sqlite_a_forgotten_client_leaves_nothing_in_the_fts5_index():
+    completed("Весенний ролик", PROFILE)
+    completed("Чужой", {"intro": {"company": "Автомир", "contact": "a@avtomir.ru"}})
+    snapshots_rebuild()
+    raw = _fts5_index_bytes()
+    # Terms are prefix-compressed in the index: look for a tail no other term shares.
+    assert "люквенный".encode() in raw
+
+    client_forget(company="Полярная Ягода", contact="oleg@polar-berry.ru")
+
+    assert not memory_retrieve(profile=PROFILE, message="Клюквенный Север", language="ru")
+    texts = [row[0] for row in _fts5_rows("SELECT text FROM studio_memoryitem_fts")]
+    assert texts
+    assert all("Ягода" not in text and "Олег" not in text for text in texts)
+    _fts5_rows(
+        "CREATE VIRTUAL TABLE temp.memory_vocab USING fts5vocab(main, studio_memoryitem_fts, row)"
+    )
+    vocabulary = {row[0] for row in _fts5_rows("SELECT term FROM temp.memory_vocab")}
+    assert "автомир" in vocabulary
+    assert not vocabulary & {"клюквенный", "полярная", "ягода", "олег", "кравцов"}
+    raw = _fts5_index_bytes()
+    for word in ("люквенный", "олярная", "кравцов", "polar-berry"):
+        assert word.encode() not in raw, word
+    content = _fts5_rows("SELECT c0 FROM studio_memoryitem_fts_content")
+    assert all("Ягода" not in row[0] for row in content)
+    assert "автомир".encode() in raw  # the other client is still found
 
 
 def test_forgetting_removes_the_retrieval_items_too():
