@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('briefing', '0013_event_kinds'),
+        ('briefing', '0014_memory_corrected_event'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('studio', '0003_memory_item'),
+        ('studio', '0004_memory_item_fts'),
     ]
 
     operations = [
