@@ -7,14 +7,8 @@ from __future__ import annotations
 import pytest
 
 from briefing.services import lock_set, project_create, turn_receive
-from tests.conftest import user_in_group
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def producer():
-    return user_in_group("prod", "Producers")
 
 
 @pytest.fixture
