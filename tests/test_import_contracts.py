@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests.conftest import skip_or_fail
 
 ROOT = Path(__file__).resolve().parents[1]
 APPS = ("api", "briefing", "config", "core", "crm", "dlq", "llmkit", "studio", "webhooks")
@@ -20,7 +20,7 @@ def test_the_import_contracts_hold():
     if not lint_imports.exists():
         found = shutil.which("lint-imports")
         if found is None:
-            pytest.skip("import-linter is not installed (pip install -e '.[dev]')")
+            skip_or_fail("import-linter is not installed (pip install -e '.[dev]')")
         lint_imports = Path(found)
     done = subprocess.run(
         [str(lint_imports), "--no-cache"],
