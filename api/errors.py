@@ -10,7 +10,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from briefing.errors import ApplicationError
+from core.errors import ApplicationError, ErrorCode
 
 
 def _fields(detail: Any, prefix: str = "") -> dict[str, str]:
@@ -31,10 +31,13 @@ def _fields(detail: Any, prefix: str = "") -> dict[str, str]:
     return {prefix.rstrip(".") or "$": str(detail)}
 
 
-# A domain refusal's status by its code; any other code is a 400.
-STATUS_BY_CODE = {
-    "throttled": status.HTTP_429_TOO_MANY_REQUESTS,
-    "idempotency_key_reused": status.HTTP_422_UNPROCESSABLE_ENTITY,
+# A domain refusal's status by its code: the one place an ErrorCode becomes HTTP.
+STATUS_BY_CODE: dict[ErrorCode, int] = {
+    ErrorCode.INVALID: status.HTTP_400_BAD_REQUEST,
+    ErrorCode.CONFLICT: status.HTTP_409_CONFLICT,
+    ErrorCode.NOT_FOUND: status.HTTP_404_NOT_FOUND,
+    ErrorCode.THROTTLED: status.HTTP_429_TOO_MANY_REQUESTS,
+    ErrorCode.IDEMPOTENCY_KEY_REUSED: status.HTTP_422_UNPROCESSABLE_ENTITY,
 }
 
 
@@ -43,7 +46,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         fields = exc.extra.get("fields") or {}
         if isinstance(fields, list):
             fields = {str(f.get("path") or "$"): str(f.get("message")) for f in fields}
-        response = _error(exc.code, exc.message, fields, STATUS_BY_CODE.get(exc.code, 400))
+        response = _error(str(exc.code), exc.message, fields, STATUS_BY_CODE[exc.code])
         if "retry_after_s" in exc.extra:
             response["Retry-After"] = str(exc.extra["retry_after_s"])
         return response

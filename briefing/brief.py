@@ -9,11 +9,11 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from briefing.stages import collapse
 from briefing.stages.base import StageSpec
 from briefing.stages.budget import BudgetFields
 from briefing.stages.extra import ExtraFields
 from briefing.stages.intro import IntroFields
+from briefing.stages.readers import collapse
 from briefing.stages.registry import stage_title
 from briefing.stages.service import ServiceFields
 from briefing.stages.vision import VisionFields

@@ -9,9 +9,9 @@ from typing import Any
 from django.urls import reverse
 
 from briefing.agents import stage_answer_check
-from briefing.errors import ApplicationError
 from briefing.models import Turn
 from briefing.orchestrator import turn_answer_apply, turn_replay
+from core.errors import ApplicationError, ErrorCode
 from dlq.models import DeadLetter
 from dlq.sources import ReplaySettle, SourceLink
 from llmkit.parse import ParseOutcome
@@ -26,7 +26,9 @@ def _turn(letter: DeadLetter) -> Turn:
         else None
     )
     if turn is None:
-        raise ApplicationError("the briefing turn of this dead letter no longer exists")
+        raise ApplicationError(
+            "the briefing turn of this dead letter no longer exists", code=ErrorCode.NOT_FOUND
+        )
     return turn
 
 

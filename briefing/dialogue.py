@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from briefing.reader.chatter import is_chatter
-from briefing.stages import format_value, read_budget, read_currency, read_deadline
 from briefing.stages.base import StageSpec, is_empty
+from briefing.stages.readers import read_budget, read_currency, read_deadline
+from briefing.stages.summaries import format_value
 
 # Fields the reader reads itself (names, contacts, amounts, dates): a direct answer to them
 # is the reader's finding, not the whole message.

@@ -14,7 +14,7 @@ from typing import IO, Any
 from django.utils import timezone
 
 from briefing.results import Column
-from briefing.stages import format_number
+from briefing.stages.summaries import format_number
 
 # A cell a spreadsheet would run as a formula (OWASP's CSV injection list). A phone or a
 # signed number ("+7 916 123-45-67", "-5") is data, not a formula, and stays as it is.

@@ -15,12 +15,12 @@ from django.db.models import Q, QuerySet
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _lazy
 
-from briefing.errors import ApplicationError
 from briefing.labels import field_label
 from briefing.models import Project
-from briefing.stages import read_budget
 from briefing.stages.base import LANGUAGES, StageSpec, is_empty
+from briefing.stages.readers import read_budget
 from briefing.status import WaitingFor
+from core.errors import ApplicationError
 from llmkit.extract import find_deadlines
 
 _LANGUAGE_NAMES = {"ru": _lazy("Russian"), "uk": _lazy("Ukrainian"), "en": _lazy("English")}

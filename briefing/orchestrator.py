@@ -531,7 +531,7 @@ def _late_answer_claim(turn: Turn) -> _TurnWork:
     """Claim a failed turn for a late answer (a manager's fix or a replay of its dead letter)
     and build its work. Claimed like any turn, so a second fix or replay answers nothing.
     Refused when the conversation has moved past the turn's stage or a producer holds it."""
-    from briefing.errors import ApplicationError
+    from core.errors import ApplicationError
 
     project = Project.objects.get(pk=turn.project_id)
     stages = list(project.stages.order_by("order"))

@@ -11,16 +11,9 @@ from django.conf import settings
 from django.http import HttpRequest
 
 from briefing.models import StaffProfile
+from config.middleware import SESSION_LANGUAGE
 
 LANGUAGE_CODES = frozenset(code for code, _ in settings.LANGUAGES)
-SESSION_LANGUAGE = "staff_language"
-
-
-def session_language(request: HttpRequest) -> str:
-    """The language the logged-in user chose, as their session holds it, or ""."""
-    session = getattr(request, "session", None)
-    language = session.get(SESSION_LANGUAGE, "") if session is not None else ""
-    return language if language in LANGUAGE_CODES else ""
 
 
 def profile_language_set(*, request: HttpRequest, language: str) -> None:

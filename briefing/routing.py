@@ -12,8 +12,8 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from briefing.errors import ApplicationError
 from briefing.models import BriefingEvent, Project, StageRun, Turn
+from core.errors import ApplicationError, ErrorCode
 from dlq.ledger import briefing_session, ledger_for_briefing
 from dlq.models import ClassifierDisagreement
 from dlq.services import llm_chain, llm_pools, structured_run
@@ -243,7 +243,9 @@ def project_strong_model_set(*, project: Project, on: bool, user: Any) -> None:
     locked = Project.objects.select_for_update().get(pk=project.pk)
     if locked.strong_model == on:
         state = "on" if on else "off"
-        raise ApplicationError(f"the strong model is already {state} for this briefing")
+        raise ApplicationError(
+            f"the strong model is already {state} for this briefing", code=ErrorCode.CONFLICT
+        )
     locked.strong_model = on
     locked.save(update_fields=["strong_model", "updated_at"])
     event_record(

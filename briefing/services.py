@@ -17,12 +17,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from pydantic import ValidationError
 
-from briefing.errors import ApplicationError
 from briefing.labels import field_labels, label_language, lock_label
 from briefing.limits import limits_hit, rates_parse
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.stages.base import StageSpec
 from briefing.stages.registry import DEFAULT_BRIEFING_TYPE, stage_title, stages_for
+from core.errors import ApplicationError
 from core.queueing import queue_after_commit
 
 # A client message up to this long is stored whole (a brief pasted from a document runs to

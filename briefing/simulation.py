@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from briefing import services
-from briefing.errors import ApplicationError
 from briefing.models import Project
+from core.errors import ApplicationError
 
 PRODUCER_ACTIONS = {
     "lock": lambda p, u, a: services.lock_set(project=p, key=a["key"], value=a["value"], user=u),

@@ -155,7 +155,7 @@ def tool_intents(
     """The tool calls the client's message asks for, decided by code (same message, same
     calls): a price question → the rate card, similar work → the portfolio, "успеете к …?"
     → the calendar, "мы у вас уже снимали" → the client history."""
-    from briefing.stages import read_deadline
+    from briefing.stages.readers import read_deadline
 
     intents: list[tuple[str, dict[str, Any]]] = []
     asks = bool(_QUESTION.search(text))

@@ -2,10 +2,12 @@
 
 from django.urls import path
 
-from briefing import views_client, views_producer, views_results
+from briefing import views_client, views_producer, views_profile, views_results
 
 urlpatterns = [
     path("", views_producer.dashboard, name="dashboard"),
+    # The navigation's language switcher: a cookie, and the user's profile when logged in.
+    path("i18n/setlang/", views_profile.language_set, name="set_language"),
     path("briefings/new/", views_producer.project_new, name="project_new"),
     path("results/", views_results.results, name="results"),
     path("results/export.<str:fmt>", views_results.results_export, name="results_export"),

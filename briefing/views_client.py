@@ -13,11 +13,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from briefing.errors import ApplicationError
 from briefing.models import Project, RevokedClientLink, Turn
 from briefing.services import MAX_CLIENT_TEXT, client_message_receive
 from briefing.texts import text as code_text
 from config.client_ip import client_ip
+from core.errors import ApplicationError
 
 # The client sees these roles only; fields, events, prompts and notes never reach the page.
 VISIBLE_ROLES = (Turn.Role.CLIENT, Turn.Role.AGENT, Turn.Role.PRODUCER)

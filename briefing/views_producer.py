@@ -22,7 +22,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from briefing.access import project_for_user, projects_for_user
-from briefing.errors import ApplicationError
 from briefing.forms import DashboardFilterForm, ProjectNewForm, field_inputs, field_value
 from briefing.inbox import NEEDS, inbox_facts, inbox_mark_read, inbox_page, inbox_version
 from briefing.models import Project, StageRun, Turn
@@ -55,6 +54,7 @@ from briefing.status import (
     with_dashboard_facts,
 )
 from config.http import HtmxHttpRequest
+from core.errors import ApplicationError
 from dlq.ledger import ledger_turn_costs
 from dlq.models import DeadLetter
 from studio.selectors import client_memory

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.conf import settings
 from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.locale import LocaleMiddleware
@@ -51,6 +52,17 @@ class UrlTextMiddleware:
         return bad_request(request, BadRequest(message))
 
 
+# The session key holding the language a logged-in user chose (briefing.profiles writes it at
+# login and when they switch).
+SESSION_LANGUAGE = "staff_language"
+
+
+def _session_language(request: HttpRequest) -> str:
+    session = getattr(request, "session", None)
+    language = session.get(SESSION_LANGUAGE, "") if session is not None else ""
+    return language if language in {code for code, _ in settings.LANGUAGES} else ""
+
+
 class BackOfficeLocaleMiddleware(LocaleMiddleware):
     """The producer's language for every page: the one they chose (kept on their profile and
     copied into their session at login), else the switcher's cookie, else the browser's,
@@ -58,13 +70,11 @@ class BackOfficeLocaleMiddleware(LocaleMiddleware):
     English whatever the caller's Accept-Language says."""
 
     def process_request(self, request: HttpRequest) -> None:
-        from briefing.profiles import session_language
-
         if request.path_info.startswith(JSON_PATH_PREFIXES):
             translation.activate("en")
             request.LANGUAGE_CODE = "en"
             return
-        chosen = session_language(request)
+        chosen = _session_language(request)
         if chosen:
             translation.activate(chosen)
             request.LANGUAGE_CODE = chosen

@@ -1,9 +1,8 @@
-"""Settings, read from the environment through the strict helpers in config.env."""
+"""Settings, read from the environment through the strict helpers in core.env."""
 
 from __future__ import annotations
 
 import math
-import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import dj_database_url
 from celery.schedules import crontab
 from csp.constants import NONE, SELF
 
-from config.env import ImproperlyConfiguredEnv, env_bool, env_float, env_int, env_list, env_str
+from core.env import EnvError, env_bool, env_float, env_int, env_list, env_str, env_text
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -392,17 +391,17 @@ CRM_MESSAGE_LEASE_S = math.ceil(LLM_CALL_BUDGET_S + LLM_LEASE_MARGIN_S)
 
 # The leases are derived from the budgets above; the old settings must not linger unread.
 for _derived in ("BRIEFING_TURN_LEASE_S", "CRM_MESSAGE_LEASE_S"):
-    if os.environ.get(_derived, "").strip():
-        raise ImproperlyConfiguredEnv(
+    if env_text(_derived):
+        raise EnvError(
             f"{_derived} is derived from the model budgets (LLM_CALL_BUDGET_S, "
             "BRIEFING_TURN_BUDGET_S, LLM_LEASE_MARGIN_S); set those instead"
         )
 if min(LLM_CALL_BUDGET_S, BRIEFING_TURN_BUDGET_S) <= 0 or LLM_LEASE_MARGIN_S <= 0:
-    raise ImproperlyConfiguredEnv(
+    raise EnvError(
         "LLM_CALL_BUDGET_S, BRIEFING_TURN_BUDGET_S and LLM_LEASE_MARGIN_S must be positive"
     )
 if max(BRIEFING_TURN_LEASE_S, CRM_MESSAGE_LEASE_S) >= CELERY_TASK_SOFT_TIME_LIMIT:
-    raise ImproperlyConfiguredEnv(
+    raise EnvError(
         f"CELERY_TASK_SOFT_TIME_LIMIT ({CELERY_TASK_SOFT_TIME_LIMIT} s) must exceed the turn "
         f"and message leases ({BRIEFING_TURN_LEASE_S} s, {CRM_MESSAGE_LEASE_S} s): a task "
         "stopped mid-turn loses its claim"

@@ -1,5 +1,5 @@
 """Site-wide answers that belong to no app: /favicon.ico (browsers ask for it on every page,
-whatever the page links), /api/ (the way to the API's docs) and the language switcher."""
+whatever the page links) and /api/ (the way to the API's docs)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,7 @@ from django.conf import settings
 from django.http import FileResponse, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.cache import cache_control
-from django.views.decorators.http import require_GET, require_POST
-from django.views.i18n import set_language
-
-from briefing.profiles import profile_language_set
+from django.views.decorators.http import require_GET
 
 FAVICON = settings.BASE_DIR / "static" / "favicon.ico"
 
@@ -25,12 +22,3 @@ def favicon(request: HttpRequest) -> HttpResponse:
 def api_index(request: HttpRequest) -> HttpResponse:
     """/api/ is not an endpoint: it leads to the docs of the current version."""
     return redirect("api:docs")
-
-
-@require_POST
-def language_set(request: HttpRequest) -> HttpResponse:
-    """The navigation's language switcher: Django's `set_language` (the cookie, back to the
-    page), and for a logged-in user the choice kept on their profile for every device."""
-    response = set_language(request)
-    profile_language_set(request=request, language=request.POST.get("language", ""))
-    return response

@@ -10,8 +10,6 @@ urlpatterns = [
     path("favicon.ico", site_views.favicon, name="favicon"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    # The navigation's language switcher: a cookie, and the user's profile when logged in.
-    path("i18n/setlang/", site_views.language_set, name="set_language"),
     path("admin/", admin.site.urls),
     path("dlq/", include("dlq.urls")),
     path("crm/", include("crm.urls")),

@@ -19,7 +19,10 @@ from pydantic import Field, create_model, field_validator
 from crm.catalogue import Catalogue, builtin_catalogue
 from llmkit.extract import find_deadlines, find_emails, find_money, find_phones, normalise_phone
 from llmkit.fields import EmailAddress, PhoneE164, StructuredModel
-from llmkit.guard import EN_FORGET_TOLD, EN_IGNORE, RU_IGNORE, UK_IGNORE, normalise
+from llmkit.guard import normalise
+from llmkit.guard.english import EN_FORGET_TOLD, EN_IGNORE
+from llmkit.guard.russian import RU_IGNORE
+from llmkit.guard.ukrainian import UK_IGNORE
 from llmkit.language import language_name
 from llmkit.parse import FieldError
 from llmkit.prompt import Prompt, PromptBlock, build_prompt, stable_json

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.urls import reverse
 
-from briefing.errors import ApplicationError
+from core.errors import ApplicationError, ErrorCode
 from crm.card import lead_validators
 from crm.models import InboundMessage
 from crm.services import _lead_call, message_answer_apply, message_replay
@@ -24,7 +24,9 @@ def _message(letter: DeadLetter) -> InboundMessage:
         else None
     )
     if message is None:
-        raise ApplicationError("the inbound message of this dead letter no longer exists")
+        raise ApplicationError(
+            "the inbound message of this dead letter no longer exists", code=ErrorCode.NOT_FOUND
+        )
     return message
 
 

@@ -10,6 +10,8 @@ import ssl as ssl_module
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from core.env import EnvError, env_bool, env_port, env_text
+
 DEFAULT_TIMEOUT_S = 30.0
 _ERROR_TEXT_LIMIT = 500
 
@@ -17,33 +19,6 @@ _ERROR_TEXT_LIMIT = 500
 class ImapError(Exception):
     """The mailbox could not be polled: no connection, login refused, no such folder, or the
     connection broke. Messages stored before it happened are kept (and marked seen)."""
-
-
-def _env_text(environ: Mapping[str, str], name: str) -> str | None:
-    value = environ.get(name)
-    if value is None or not value.strip():
-        return None
-    return value.strip()
-
-
-def _env_bool(environ: Mapping[str, str], name: str, *, default: bool) -> bool:
-    value = _env_text(environ, name)
-    if value is None:
-        return default
-    if value.lower() == "true":
-        return True
-    if value.lower() == "false":
-        return False
-    raise ValueError(f"{name} must be 'true' or 'false', got {value!r}")
-
-
-def _env_port(environ: Mapping[str, str], name: str, *, default: int) -> int:
-    value = _env_text(environ, name)
-    if value is None:
-        return default
-    if not value.isdigit() or not 1 <= int(value) <= 65535:
-        raise ValueError(f"{name} must be a port number from 1 to 65535, got {value!r}")
-    return int(value)
 
 
 @dataclass(frozen=True)
@@ -64,23 +39,23 @@ class ImapSettings:
         """Settings from CRM_IMAP_HOST, _PORT (default 993, or 143 without SSL), _USER,
         _PASSWORD, _FOLDER (default INBOX) and _SSL (true/false, default true); None when
         no host is set, ValueError when a value is missing or malformed."""
-        host = _env_text(environ, "CRM_IMAP_HOST")
+        host = env_text("CRM_IMAP_HOST", environ=environ)
         if host is None:
             return None
-        use_ssl = _env_bool(environ, "CRM_IMAP_SSL", default=True)
-        port = _env_port(environ, "CRM_IMAP_PORT", default=993 if use_ssl else 143)
-        user = _env_text(environ, "CRM_IMAP_USER")
+        use_ssl = env_bool("CRM_IMAP_SSL", default=True, environ=environ)
+        port = env_port("CRM_IMAP_PORT", default=993 if use_ssl else 143, environ=environ)
+        user = env_text("CRM_IMAP_USER", environ=environ)
         if user is None:
-            raise ValueError("CRM_IMAP_USER must be set when CRM_IMAP_HOST is set")
+            raise EnvError("CRM_IMAP_USER must be set when CRM_IMAP_HOST is set")
         password = environ.get("CRM_IMAP_PASSWORD") or ""
         if not password:
-            raise ValueError("CRM_IMAP_PASSWORD must be set when CRM_IMAP_HOST is set")
+            raise EnvError("CRM_IMAP_PASSWORD must be set when CRM_IMAP_HOST is set")
         return cls(
             host=host,
             port=port,
             user=user,
             password=password,
-            folder=_env_text(environ, "CRM_IMAP_FOLDER") or "INBOX",
+            folder=env_text("CRM_IMAP_FOLDER", environ=environ) or "INBOX",
             ssl=use_ssl,
         )
 

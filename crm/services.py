@@ -19,7 +19,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from briefing.errors import ApplicationError
+from core.errors import ApplicationError, ErrorCode
 from core.input import datetime_problem, text_clean, text_problem
 from core.queueing import queue_after_commit
 from crm.card import (
@@ -535,7 +535,8 @@ def lead_create_by_hand(*, message: InboundMessage, user: Any, data: dict[str, A
         if locked.status != InboundMessage.Status.HUMAN:
             raise ApplicationError(
                 f"only a message in the human queue can be read by hand; this one is "
-                f"{locked.get_status_display()}"
+                f"{locked.get_status_display()}",
+                code=ErrorCode.CONFLICT,
             )
         known = _known_contacts(_contacts(locked, card)).exists()
         _claim_locked(locked)
@@ -603,7 +604,8 @@ def message_answer_apply(*, message: InboundMessage, card: LeadCard) -> Lead | N
     locked = InboundMessage.objects.select_for_update().get(pk=message.pk)
     if locked.status != InboundMessage.Status.DEAD_LETTERED:
         raise ApplicationError(
-            f"this message is {locked.get_status_display()}: it has no broken card to fix"
+            f"this message is {locked.get_status_display()}: it has no broken card to fix",
+            code=ErrorCode.CONFLICT,
         )
     _claim_locked(locked)
     return card_apply(locked, card, by="manager fix", note=locked.model_input_note)
@@ -614,11 +616,16 @@ def message_replay(*, message: InboundMessage, settle: Callable[[Any, bool], Non
     ok)` runs in the transaction that writes the outcome."""
     claimed = _claim(message.pk, statuses=[InboundMessage.Status.DEAD_LETTERED], restart=True)
     if claimed is None:
-        raise ApplicationError("this message is not dead-lettered any more: nothing to replay")
+        raise ApplicationError(
+            "this message is not dead-lettered any more: nothing to replay",
+            code=ErrorCode.CONFLICT,
+        )
     result, record = _read(claimed)
     try:
         with transaction.atomic():
             _settle(claimed, result, note=claimed.model_input_note)
             settle(record, result.ok)
     except _ClaimLost:
-        raise ApplicationError("another worker took the message over during the replay") from None
+        raise ApplicationError(
+            "another worker took the message over during the replay", code=ErrorCode.CONFLICT
+        ) from None

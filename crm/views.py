@@ -19,8 +19,8 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 from pydantic import BaseModel, ValidationError
 
-from briefing.errors import ApplicationError
 from config.http import HtmxHttpRequest
+from core.errors import ApplicationError
 from core.input import text_problem
 from crm import services
 from crm.catalogue import Catalogue

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from briefing.errors import ApplicationError
+from core.errors import ApplicationError, ErrorCode
 from core.queueing import queue_after_commit
 from dlq.managers import manager_addresses
 from dlq.models import DeadLetter, DeadLetterAction
@@ -35,13 +35,15 @@ def dead_letter_help_request(*, dead_letter: DeadLetter, user: Any, note: str) -
         letter = DeadLetter.objects.select_for_update().get(pk=dead_letter.pk)
         if letter.status != DeadLetter.Status.OPEN:
             raise ApplicationError(
-                f"only an open dead letter needs fixing; this one is {letter.status}"
+                f"only an open dead letter needs fixing; this one is {letter.status}",
+                code=ErrorCode.CONFLICT,
             )
         asked = help_request_of(letter)
         if asked is not None:
             raise ApplicationError(
                 f"a manager was already asked on {asked.at:%Y-%m-%d %H:%M}"
-                + (f" by {asked.user.get_username()}" if asked.user else "")
+                + (f" by {asked.user.get_username()}" if asked.user else ""),
+                code=ErrorCode.CONFLICT,
             )
         action = DeadLetterAction.objects.create(
             dead_letter=letter,

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from briefing.errors import ApplicationError
+from core.errors import ApplicationError, ErrorCode
 from core.queueing import queue_after_commit
 from dlq.ledger import call_price
 from dlq.models import DeadLetter, DeadLetterAction, StructuredCall
@@ -267,10 +267,14 @@ def _letter_locked_open(dead_letter: DeadLetter, action: str) -> DeadLetter:
     letter = DeadLetter.objects.select_for_update().get(pk=dead_letter.pk)
     if letter.status != DeadLetter.Status.OPEN:
         raise ApplicationError(
-            f"only an open dead letter can be {action}; this one is {letter.status}"
+            f"only an open dead letter can be {action}; this one is {letter.status}",
+            code=ErrorCode.CONFLICT,
         )
     if dead_letter_replay_running(letter):
-        raise ApplicationError("a replay of this dead letter is running; wait for its outcome")
+        raise ApplicationError(
+            "a replay of this dead letter is running; wait for its outcome",
+            code=ErrorCode.CONFLICT,
+        )
     return letter
 
 
@@ -336,7 +340,8 @@ def dead_letter_fix_apply(*, dead_letter: DeadLetter, data: Any, user: Any) -> D
     one reply). Invalid JSON changes nothing and the errors come back at their fields."""
     if dead_letter.status != DeadLetter.Status.OPEN:
         raise ApplicationError(
-            f"only an open dead letter can be fixed; this one is {dead_letter.status}"
+            f"only an open dead letter can be fixed; this one is {dead_letter.status}",
+            code=ErrorCode.CONFLICT,
         )
     raw = _json_text(data)
     outcome = dead_letter_fix_check(dead_letter=dead_letter, data=raw)
@@ -402,7 +407,9 @@ def dead_letter_replay_run(*, dead_letter_id: int, user_id: int | None) -> DeadL
     def settle(call: StructuredCall, ok: bool) -> None:
         locked = DeadLetter.objects.select_for_update().get(pk=letter.pk)
         if locked.status != DeadLetter.Status.OPEN:
-            raise ApplicationError(f"the dead letter was {locked.status} during the replay")
+            raise ApplicationError(
+                f"the dead letter was {locked.status} during the replay", code=ErrorCode.CONFLICT
+            )
         new_letter = None
         if not ok:
             new_letter = DeadLetter.objects.get(call=call)

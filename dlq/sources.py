@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from briefing.errors import ApplicationError
+from core.errors import ApplicationError
 
 if TYPE_CHECKING:
     from dlq.models import DeadLetter, StructuredCall

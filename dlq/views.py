@@ -17,8 +17,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
-from briefing.errors import ApplicationError
 from config.http import HtmxHttpRequest
+from core.errors import ApplicationError
 from dlq import services
 from dlq.help_requests import (
     dead_letter_help_request,

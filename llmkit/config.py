@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from core.env import EnvError, env_bool, env_float, env_int, env_text
 from llmkit.failover import CircuitBreaker, FailoverChain
 from llmkit.types import Provider
 
@@ -16,47 +17,16 @@ DEFAULT_PROVIDERS = "rules"
 
 
 def _text(environ: Mapping[str, str], name: str) -> str | None:
-    value = environ.get(name)
-    if value is None:
-        return None
-    value = value.strip()
-    return value or None
+    return env_text(name, environ=environ)
 
 
 def _required(environ: Mapping[str, str], name: str, provider: str) -> str:
-    value = _text(environ, name)
+    value = env_text(name, environ=environ)
     if value is None:
-        raise ValueError(
+        raise EnvError(
             f"LLM provider {provider!r} is listed in LLM_PROVIDERS but {name} is not set"
         )
     return value
-
-
-def _bool(environ: Mapping[str, str], name: str, default: bool) -> bool:
-    value = _text(environ, name)
-    if value is None:
-        return default
-    if value.lower() == "true":
-        return True
-    if value.lower() == "false":
-        return False
-    raise ValueError(f"{name} must be true or false, not {value!r}")
-
-
-def _number(
-    environ: Mapping[str, str], name: str, default: float, *, integer: bool = False
-) -> float:
-    value = _text(environ, name)
-    if value is None:
-        return default
-    try:
-        number = int(value) if integer else float(value)
-    except ValueError:
-        kind = "an integer" if integer else "a number"
-        raise ValueError(f"{name} must be {kind}, not {value!r}") from None
-    if number <= 0:
-        raise ValueError(f"{name} must be positive, not {value!r}")
-    return number
 
 
 def _gigachat(environ: Mapping[str, str]) -> Provider:
@@ -112,8 +82,8 @@ def _local(environ: Mapping[str, str]) -> Provider:
 
     return LocalLlamaProvider(
         _text(environ, "LOCAL_MODEL_PATH"),
-        grammar=_bool(environ, "LOCAL_MODEL_GRAMMAR", False),
-        n_ctx=int(_number(environ, "LOCAL_MODEL_N_CTX", 2048, integer=True)),
+        grammar=env_bool("LOCAL_MODEL_GRAMMAR", False, environ=environ),
+        n_ctx=env_int("LOCAL_MODEL_N_CTX", 2048, positive=True, environ=environ),
     )
 
 
@@ -161,9 +131,9 @@ def chain_from_env(
     `rules_responder` gives the rules agent its caller's logic (the briefing's stage
     questions); the rules agent is always the chain's last link."""
     names = provider_names(environ)
-    budget_s = _number(environ, "LLM_CALL_BUDGET_S", 100.0)
-    failures = int(_number(environ, "LLM_BREAKER_FAILURES", 3, integer=True))
-    cooldown_s = _number(environ, "LLM_BREAKER_COOLDOWN_S", 30.0)
+    budget_s = env_float("LLM_CALL_BUDGET_S", 100.0, positive=True, environ=environ)
+    failures = env_int("LLM_BREAKER_FAILURES", 3, positive=True, environ=environ)
+    cooldown_s = env_float("LLM_BREAKER_COOLDOWN_S", 30.0, positive=True, environ=environ)
     providers = [_BUILDERS[name](environ) for name in names]
     if rules_responder is not None:
         from llmkit.providers.rules import RulesProvider

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from core.env import env_float, env_int, env_text
 from llmkit.failover import CircuitBreaker, FailoverChain
 from llmkit.structured import StructuredResult
 from llmkit.types import Provider
@@ -235,15 +236,13 @@ def pools_from_env(
     """The pools LLM_POOLS describes, or None when it is not set (one chain, LLM_PROVIDERS,
     serves every turn). Raises ValueError on any bad setting. `rules_provider` replaces
     every pool's last link (the rules agent with its caller's logic)."""
-    from llmkit.config import _number, _text
-
-    spec = _text(environ, "LLM_POOLS")
+    spec = env_text("LLM_POOLS", environ=environ)
     if spec is None:
         return None
     pools = parse_pools(spec)
-    budget_s = _number(environ, "LLM_CALL_BUDGET_S", 100.0)
-    failures = int(_number(environ, "LLM_BREAKER_FAILURES", 3, integer=True))
-    cooldown_s = _number(environ, "LLM_BREAKER_COOLDOWN_S", 30.0)
+    budget_s = env_float("LLM_CALL_BUDGET_S", 100.0, positive=True, environ=environ)
+    failures = env_int("LLM_BREAKER_FAILURES", 3, positive=True, environ=environ)
+    cooldown_s = env_float("LLM_BREAKER_COOLDOWN_S", 30.0, positive=True, environ=environ)
     chains: dict[str, FailoverChain] = {}
     for name, members in pools.items():
         providers = [member_build(member, environ) for member in members]
@@ -254,12 +253,16 @@ def pools_from_env(
     names = list(chains)
     return PoolSet(
         chains=chains,
-        routes=parse_routes(_text(environ, "LLM_POOL_ROUTES"), names),
+        routes=parse_routes(env_text("LLM_POOL_ROUTES", environ=environ), names),
         call_caps=parse_levels(
-            _text(environ, "LLM_TURN_CALL_CAPS"), DEFAULT_CALL_CAPS, name="LLM_TURN_CALL_CAPS"
+            env_text("LLM_TURN_CALL_CAPS", environ=environ),
+            DEFAULT_CALL_CAPS,
+            name="LLM_TURN_CALL_CAPS",
         ),
         token_caps=parse_levels(
-            _text(environ, "LLM_TURN_TOKEN_CAPS"), DEFAULT_TOKEN_CAPS, name="LLM_TURN_TOKEN_CAPS"
+            env_text("LLM_TURN_TOKEN_CAPS", environ=environ),
+            DEFAULT_TOKEN_CAPS,
+            name="LLM_TURN_TOKEN_CAPS",
         ),
     )
 

@@ -14,6 +14,7 @@ from typing import Any
 from django.db import transaction
 from pydantic import BaseModel, Field
 
+from core.errors import ApplicationError, ErrorCode
 from studio.models import ClientSnapshot, MemoryItem, PortfolioItem
 
 SNAPSHOT_HEAD = (
@@ -243,7 +244,6 @@ def snapshot_fact_change(
     client's snapshots holding it (one per contact and company), kept by later rebuilds.
     Returns the snapshot keys changed and the new line as written; raises ApplicationError
     when none holds the line (changed meanwhile, or never there)."""
-    from briefing.errors import ApplicationError
 
     if field not in FACT_FIELDS:
         raise ApplicationError(f"memory holds no facts of kind {field!r}")
@@ -263,7 +263,9 @@ def snapshot_fact_change(
         )
         changed.append(snapshot.key)
     if not changed:
-        raise ApplicationError("memory no longer holds that fact: reload the page")
+        raise ApplicationError(
+            "memory no longer holds that fact: reload the page", code=ErrorCode.CONFLICT
+        )
     return changed, new
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db import transaction
 
-from briefing.errors import ApplicationError
+from core.errors import ApplicationError
 from studio.models import CalendarPeriod, PortfolioItem, RateCardItem
 
 # The sample rate card (RUB): code → fields. Keywords are stems a client uses in ru/uk/en.

@@ -147,6 +147,38 @@ def user_in_group(name: str, group: str, **fields):
     return user
 
 
+# The role users and their logged-in clients, defined once for every test package (the
+# browser tests in tests/e2e log in by password and keep their own "prod" user).
+
+
+@pytest.fixture
+def producer(db):
+    return user_in_group("producer", "Producers")
+
+
+@pytest.fixture
+def producer_client(client, producer):
+    client.force_login(producer)
+    return client
+
+
+@pytest.fixture
+def outsider(db):
+    """Another producer: one who must not see `producer`'s briefings."""
+    return user_in_group("outsider", "Producers")
+
+
+@pytest.fixture
+def manager(db):
+    return user_in_group("boss", "Managers")
+
+
+@pytest.fixture
+def manager_client(client, manager):
+    client.force_login(manager)
+    return client
+
+
 class ScriptedModel:
     """A model that answers structured calls from a script, over HTTP in the OpenAI format."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 
-from briefing.errors import ApplicationError
+from core.errors import ApplicationError
 from webhooks.models import (
     EVENT_KINDS,
     WebhookAttempt,

@@ -23,7 +23,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from briefing.errors import ApplicationError
+from core.errors import ApplicationError, ErrorCode
 from core.queueing import queue_after_commit
 from webhooks.models import EVENT_KINDS, WebhookAttempt, WebhookDelivery, WebhookSubscription
 from webhooks.signing import sign
@@ -308,9 +308,14 @@ def webhook_redeliver(*, delivery: WebhookDelivery, user: Any) -> WebhookDeliver
         locked = WebhookDelivery.objects.select_for_update().get(pk=delivery.pk)
         now = timezone.now()
         if locked.status == Status.SENDING and locked.claimed_at > now - webhook_sending_lease():
-            raise ApplicationError("this delivery is being sent right now; try again shortly")
+            raise ApplicationError(
+                "this delivery is being sent right now; try again shortly",
+                code=ErrorCode.CONFLICT,
+            )
         if not locked.subscription.active:
-            raise ApplicationError(f"the subscription {locked.subscription} is inactive")
+            raise ApplicationError(
+                f"the subscription {locked.subscription} is inactive", code=ErrorCode.CONFLICT
+            )
         logger.info(
             "webhook delivery %s: redelivery asked by %s (was %s)",
             locked.pk, user.get_username(), locked.status,

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.exceptions import ValidationError
 
-from briefing.errors import ApplicationError
+from core.errors import ApplicationError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 

@@ -597,7 +597,7 @@ def _has_inner_capital(text: str) -> bool:
 
 
 def _direct_name(text: str, language: str) -> str | None:
-    from briefing.stages import read_name
+    from briefing.stages.readers import read_name
 
     value = read_name(text, language)
     if not value:
@@ -693,7 +693,7 @@ def _read_product_answer(c: _Collector) -> None:
     """A direct answer to the product question: the name, not the sentence around it."""
     if "productName" not in c.asked or any(f.field == "productName" for f in c.findings):
         return
-    from briefing.stages import read_text
+    from briefing.stages.readers import read_text
 
     value = read_text(c.answer_text, c.language)
     if not value or is_confirmation(value) or is_greeting(value):

@@ -7,19 +7,12 @@ from typing import Annotated, Any, get_args
 
 from pydantic import BeforeValidator, Field
 
-from briefing.stages import (
-    StageFields,
-    Text,
-    check_stage,
-    format_value,
-    labels_for,
-    read_budget,
-    read_currency,
-    read_deadline,
-    read_text,
-    stage_prompt,
-)
 from briefing.stages.base import StageAnswer, StageSpec
+from briefing.stages.checks import check_stage
+from briefing.stages.fields import StageFields, Text
+from briefing.stages.prompts import stage_prompt
+from briefing.stages.readers import read_budget, read_currency, read_deadline, read_text
+from briefing.stages.summaries import format_value, labels_for
 from llmkit.extract import Currency
 
 CURRENCIES = frozenset(get_args(Currency))

@@ -7,18 +7,12 @@ from typing import Any
 
 from pydantic import Field
 
-from briefing.stages import (
-    StageFields,
-    Text,
-    check_stage,
-    labelled_lines,
-    labels_for,
-    read_contact,
-    read_name,
-    read_text,
-    stage_prompt,
-)
 from briefing.stages.base import StageAnswer, StageSpec
+from briefing.stages.checks import check_stage
+from briefing.stages.fields import StageFields, Text
+from briefing.stages.prompts import stage_prompt
+from briefing.stages.readers import read_contact, read_name, read_text
+from briefing.stages.summaries import labelled_lines, labels_for
 
 
 class IntroFields(StageFields):

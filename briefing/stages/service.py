@@ -11,19 +11,12 @@ from typing import Any
 
 from pydantic import Field
 
-from briefing.stages import (
-    StageFields,
-    Text,
-    TextList,
-    check_stage,
-    labelled_lines,
-    labels_for,
-    read_list,
-    read_text,
-    read_yes_no,
-    stage_prompt,
-)
 from briefing.stages.base import StageAnswer, StageSpec
+from briefing.stages.checks import check_stage
+from briefing.stages.fields import StageFields, Text, TextList
+from briefing.stages.prompts import stage_prompt
+from briefing.stages.readers import read_list, read_text, read_yes_no
+from briefing.stages.summaries import labelled_lines, labels_for
 
 
 class ServiceFields(StageFields):

@@ -8,12 +8,6 @@ import pytest
 from briefing.models import Turn
 from briefing.services import project_create, turn_receive
 from dlq.models import DeadLetter
-from tests.conftest import user_in_group
-
-
-@pytest.fixture
-def producer(db):
-    return user_in_group("producer", "Producers")
 
 
 @pytest.fixture
@@ -43,17 +37,6 @@ FIXED_INTRO = {
     "projectType": "ролик",
     "introStatus": True,
 }
-
-
-@pytest.fixture
-def manager(db):
-    return user_in_group("boss", "Managers")
-
-
-@pytest.fixture
-def manager_client(client, manager):
-    client.force_login(manager)
-    return client
 
 
 @pytest.fixture

@@ -16,12 +16,6 @@ EN = {"HTTP_ACCEPT_LANGUAGE": "en-US,en;q=0.9"}
 
 
 @pytest.fixture
-def producer_client(client, producer):
-    client.force_login(producer)
-    return client
-
-
-@pytest.fixture
 def uk_project(producer):
     """A briefing whose client writes Ukrainian: its stage titles exist in Ukrainian."""
     return project_create(title="Кав'ярня", language="uk", producer=producer)

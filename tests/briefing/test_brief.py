@@ -11,8 +11,8 @@ from markdown_it import MarkdownIt
 from pydantic import ValidationError
 
 from briefing.brief import Brief, brief_json_schema, brief_markdown, markdown_escape
-from briefing.stages import THIN_SPACE
 from briefing.stages.registry import stages_for
+from briefing.stages.summaries import THIN_SPACE
 
 STAGES = stages_for("production")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from briefing.errors import ApplicationError
 from briefing.models import StageRun, Turn
+from core.errors import ApplicationError
 from dlq.models import DeadLetter
 from dlq.services import dead_letter_fix_apply
 from tests.briefing.conftest import FIXED_INTRO

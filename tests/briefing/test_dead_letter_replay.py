@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from briefing.errors import ApplicationError
 from briefing.models import BriefingEvent, StageRun, Turn
 from briefing.services import stage_force_close
+from core.errors import ApplicationError
 from dlq.models import DeadLetter, DeadLetterAction
 from dlq.services import (
     dead_letter_discard,

@@ -38,12 +38,6 @@ def fresh(project) -> Project:
     return Project.objects.get(pk=project.pk)
 
 
-@pytest.fixture
-def producer_client(client, producer):
-    client.force_login(producer)
-    return client
-
-
 def test_a_quiet_briefing_needs_nobody_and_waits_for_the_client(project, say):
     say(project, "Здравствуйте! Хотим снять ролик.")
     stored = fresh(project)

@@ -330,12 +330,6 @@ def test_without_pools_turns_are_not_routed(project, say):
 # --- the briefing page ------------------------------------------------------------------------
 
 
-@pytest.fixture
-def producer_client(client, producer):
-    client.force_login(producer)
-    return client
-
-
 def switch(client, project, action, **headers):
     url = reverse("project_action", args=[project.pk])
     return client.post(url, {"action": action}, **headers)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from briefing.errors import ApplicationError
 from briefing.models import LockedEntity, StageRun
 from briefing.services import (
     MAX_CLIENT_TEXT,
@@ -19,6 +18,7 @@ from briefing.services import (
     stage_reopen,
     turn_receive,
 )
+from core.errors import ApplicationError
 
 pytestmark = pytest.mark.django_db
 

@@ -12,11 +12,10 @@ import pytest
 from pydantic import ValidationError
 
 from briefing.reader import FINDING_FIELDS
-from briefing.stages import (
-    READ_TEXT_MAX,
-    THIN_SPACE,
-    check_stage,
-    format_number,
+from briefing.stages.base import LANGUAGES, StageAnswer
+from briefing.stages.checks import check_stage
+from briefing.stages.fields import READ_TEXT_MAX
+from briefing.stages.readers import (
     read_budget,
     read_contact,
     read_currency,
@@ -27,7 +26,6 @@ from briefing.stages import (
     read_text,
     read_yes_no,
 )
-from briefing.stages.base import LANGUAGES, StageAnswer
 from briefing.stages.registry import (
     BRIEFING_TYPES,
     DEFAULT_BRIEFING_TYPE,
@@ -36,6 +34,7 @@ from briefing.stages.registry import (
     stages_for,
 )
 from briefing.stages.service import ServiceAnswer
+from briefing.stages.summaries import THIN_SPACE, format_number
 
 STAGES = stages_for(DEFAULT_BRIEFING_TYPE)
 TODAY = datetime.date(2026, 11, 29)
@@ -469,7 +468,7 @@ def test_stage_titles_are_localised():
     ["Хм, пока не знаю", "Не уверен, надо подумать", "not sure yet", "Ще не знаю, треба подумати"],
 )
 def test_hesitation_is_no_answer(text):
-    from briefing.stages import read_list, read_name, read_text
+    from briefing.stages.readers import read_list, read_name, read_text
 
     assert read_text(text, "ru") is None
     assert read_name(text, "ru") is None
@@ -477,7 +476,7 @@ def test_hesitation_is_no_answer(text):
 
 
 def test_a_long_answer_that_hesitates_first_is_still_an_answer():
-    from briefing.stages import read_text
+    from briefing.stages.readers import read_text
 
     text = "Не знаю точно, но думаю про молодых родителей в больших городах"
     assert read_text(text, "ru") == text

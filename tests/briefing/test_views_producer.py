@@ -12,23 +12,11 @@ from django.urls import reverse
 from briefing.models import LockedEntity, Project, StageRun, Turn
 from briefing.services import project_create, takeover_start, turn_receive
 from briefing.status import WaitingFor, waiting_for
-from tests.conftest import user_in_group
 
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 HOSTILE = "<script>alert(1)</script>"
-
-
-@pytest.fixture
-def producer_client(client, producer):
-    client.force_login(producer)
-    return client
-
-
-@pytest.fixture
-def outsider(db):
-    return user_in_group("outsider", "Producers")
 
 
 @pytest.fixture

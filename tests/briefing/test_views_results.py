@@ -17,7 +17,6 @@ from django.utils import timezone
 from briefing import views_results
 from briefing.models import Project
 from briefing.services import field_correct, project_create
-from tests.conftest import user_in_group
 
 pytestmark = pytest.mark.django_db
 
@@ -29,11 +28,6 @@ def english_back_office(settings):
 
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def outsider(db):
-    return user_in_group("outsider", "Producers")
 
 
 @pytest.fixture

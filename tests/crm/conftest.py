@@ -7,12 +7,6 @@ from django.utils import timezone
 
 from crm.models import InboundMessage
 from crm.services import Inbound, inbound_store
-from tests.conftest import user_in_group
-
-
-@pytest.fixture
-def manager(db):
-    return user_in_group("boss", "Managers")
 
 
 @pytest.fixture

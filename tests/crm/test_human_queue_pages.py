@@ -20,12 +20,6 @@ NEXT = re.compile(r'href="([^"]+)" rel="next"')
 ITEM = re.compile(r'id="human-message-(\d+)"')
 
 
-@pytest.fixture
-def manager_client(client, manager):
-    client.force_login(manager)
-    return client
-
-
 def test_the_human_queue_pages_oldest_first_losing_no_message_at_an_edge(manager_client, receive):
     start = timezone.now() - datetime.timedelta(days=1)
     ids = []

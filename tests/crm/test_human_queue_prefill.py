@@ -17,12 +17,6 @@ pytestmark = pytest.mark.django_db
 GREETING = "Добрый день!"
 
 
-@pytest.fixture
-def manager_client(client, manager):
-    client.force_login(manager)
-    return client
-
-
 def prefilled(client, message) -> dict[str, str]:
     """The values the queue's form for `message` shows, as the browser would post them."""
     page = client.get(reverse("crm:human_queue")).content.decode()

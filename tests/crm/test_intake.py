@@ -10,7 +10,7 @@ import json
 import pytest
 from django.utils import timezone
 
-from briefing.errors import ApplicationError
+from core.errors import ApplicationError
 from crm.models import InboundMessage, Lead, LeadContact
 from crm.services import (
     inbound_process,

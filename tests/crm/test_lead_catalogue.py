@@ -238,12 +238,6 @@ def test_a_briefing_from_a_studio_lead_is_titled_by_its_product(receive, manager
 # --- the back office -------------------------------------------------------------------------
 
 
-@pytest.fixture
-def manager_client(client, manager):
-    client.force_login(manager)
-    return client
-
-
 def test_the_lead_list_shows_and_filters_the_studios_intents_and_products(manager_client, receive):
     quote = receive(MAILS["uk", "quote"][0]).lead
     complaint = receive(MAILS["en", "complaint"][0]).lead

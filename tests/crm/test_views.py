@@ -14,7 +14,6 @@ from django.utils import timezone
 from briefing.models import Project
 from crm.models import InboundMessage, Lead
 from dlq.models import DeadLetter
-from tests.conftest import user_in_group
 
 pytestmark = pytest.mark.django_db
 
@@ -31,12 +30,6 @@ GREETING = "Добрый день!"
 
 
 # --- fixtures and helpers --------------------------------------------------------------------
-
-
-@pytest.fixture
-def manager_client(client, manager):
-    client.force_login(manager)
-    return client
 
 
 def hours_ago(hours: float) -> datetime.datetime:
@@ -92,9 +85,11 @@ def _url(name: str, arg: str | None, lead: Lead, message: InboundMessage) -> str
 
 
 @pytest.mark.parametrize(("method", "name", "arg"), PAGES)
-def test_producers_are_refused_every_crm_page(client, lead_and_message, method, name, arg):
+def test_producers_are_refused_every_crm_page(
+    client, producer, lead_and_message, method, name, arg
+):
     lead, message = lead_and_message
-    client.force_login(user_in_group("prod", "Producers"))
+    client.force_login(producer)
     data = {"client_intent": "info", "summary": "x"} if method == "post" else {}
     response = getattr(client, method)(_url(name, arg, lead, message), data)
     assert response.status_code == 403
@@ -111,11 +106,11 @@ def test_anonymous_users_are_sent_to_log_in(client, lead_and_message, method, na
     assert response["Location"] == f"{reverse('login')}?next={url}"
 
 
-def test_managers_see_the_leads_link_and_producers_do_not(client, manager):
+def test_managers_see_the_leads_link_and_producers_do_not(client, manager, producer):
     link = f'href="{reverse("crm:leads")}"'
     client.force_login(manager)
     assert link in client.get(reverse("dashboard")).content.decode()
-    client.force_login(user_in_group("prod", "Producers"))
+    client.force_login(producer)
     assert link not in client.get(reverse("dashboard")).content.decode()
 
 

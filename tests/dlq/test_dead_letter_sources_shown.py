@@ -17,7 +17,6 @@ from django.utils import timezone
 from briefing.models import Turn
 from briefing.services import project_create
 from crm.models import InboundMessage
-from tests.conftest import user_in_group
 from tests.dlq.test_selectors import make_letter
 
 pytestmark = pytest.mark.django_db
@@ -27,12 +26,6 @@ pytestmark = pytest.mark.django_db
 def english_back_office(settings):
     """The texts asserted here are the English back office's (Russian is the default)."""
     settings.LANGUAGE_CODE = "en"
-
-
-@pytest.fixture
-def manager_client(client):
-    client.force_login(user_in_group("manager", "Managers"))
-    return client
 
 
 def turn_letter(title: str, client_name: str, seq: int):

@@ -10,7 +10,6 @@ from datetime import date
 import pytest
 from django.urls import reverse
 
-from tests.conftest import user_in_group
 from tests.dlq.test_selectors import at, make_call
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.dlq.urls")]
@@ -19,12 +18,6 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 MONDAY = date(2025, 3, 10)
 TUESDAY = date(2025, 3, 11)
 RANGE = {"since": "2025-03-10", "until": "2025-03-11"}
-
-
-@pytest.fixture
-def manager_client(client):
-    client.force_login(user_in_group("manager", "Managers"))
-    return client
 
 
 @pytest.fixture
@@ -260,10 +253,9 @@ def test_names_from_the_records_are_never_code_in_the_page(manager_client):
     assert chart_data(page)["outcomes-per-schema"]["labels"] == [hostile]
 
 
-def test_producer_is_forbidden(client, ten_calls):
-    client.force_login(user_in_group("producer", "Producers"))
-    assert client.get(reverse("dlq:quality")).status_code == 403
-    assert client.get(reverse("dlq:quality"), **HTMX).status_code == 403
+def test_producer_is_forbidden(producer_client, ten_calls):
+    assert producer_client.get(reverse("dlq:quality")).status_code == 403
+    assert producer_client.get(reverse("dlq:quality"), **HTMX).status_code == 403
 
 
 def test_anonymous_is_sent_to_login(client):

@@ -7,27 +7,11 @@ from datetime import date
 import pytest
 from django.urls import reverse
 
-from tests.conftest import user_in_group
 from tests.dlq.test_selectors import at, make_call, make_letter
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.dlq.urls")]
 
 DAY = date(2025, 3, 10)
-
-
-def _client_for(client, name: str, group: str):
-    client.force_login(user_in_group(name, group))
-    return client
-
-
-@pytest.fixture
-def manager_client(client):
-    return _client_for(client, "manager", "Managers")
-
-
-@pytest.fixture
-def producer_client(client):
-    return _client_for(client, "producer", "Producers")
 
 
 @pytest.fixture

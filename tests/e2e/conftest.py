@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from tests.conftest import skip_or_fail
+from tests.conftest import skip_or_fail, user_in_group
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -89,3 +89,9 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     yield context.new_page()
     context.close()
+
+
+@pytest.fixture
+def producer():
+    """The browser tests' producer: they log in as "prod" with the password "pw"."""
+    return user_in_group("prod", "Producers")

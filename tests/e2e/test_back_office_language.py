@@ -9,14 +9,8 @@ import pytest
 
 from briefing.models import StaffProfile
 from briefing.services import lock_set, project_create, turn_receive
-from tests.conftest import user_in_group
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def producer():
-    return user_in_group("prod", "Producers")
 
 
 @pytest.fixture
@@ -75,9 +69,8 @@ FITS_THE_SCREEN = "() => document.scrollingElement.scrollWidth <= window.innerWi
 
 
 def test_a_phone_shows_the_dashboard_and_a_briefing_without_sideways_scrolling(
-    live_server, browser
+    live_server, browser, manager
 ):
-    manager = user_in_group("boss", "Managers")
     projects = [
         project_create(
             title=f"Рекламная кампания весеннего запуска морса «Клюквенный Север» №{n}",

@@ -9,14 +9,8 @@ import pytest
 
 from briefing.models import Project, Turn
 from briefing.services import project_create, project_pause, turn_append, turn_receive
-from tests.conftest import user_in_group
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def producer():
-    return user_in_group("prod", "Producers")
 
 
 def log_in(page, live_server):

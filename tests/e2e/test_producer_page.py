@@ -12,14 +12,8 @@ from django.contrib.auth import get_user_model
 from briefing.models import BriefingEvent, Project, StageRun
 from briefing.services import project_create
 from studio.memory import snapshot_for_profile, snapshots_rebuild
-from tests.conftest import user_in_group
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def producer():
-    return user_in_group("prod", "Producers")
 
 
 def log_in(page, live_server):

@@ -18,11 +18,6 @@ from tests.conftest import user_in_group
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def producer():
-    return user_in_group("prod", "Producers")
-
-
 def log_in(page, live_server):
     page.goto(f"{live_server.url}/login/")
     page.fill("input[name=username]", "prod")

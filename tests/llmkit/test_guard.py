@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmkit import guard
-from llmkit.guard import GuardVerdict, evaluate, guard_check, guard_reply
+from llmkit.guard import GuardVerdict, engine, evaluate, guard_check, guard_reply
 from llmkit.language import LANGUAGES, detect_language
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpora" / "guard-dev"
@@ -442,7 +442,7 @@ def test_every_extraction_rule_catches_something() -> None:
     # A rule only runs when its gate words are present; a gate that lost a word would
     # silently disable it. Every rule must fire on one of the hand-written attacks.
     fired = {guard_check(text).matched for _, text in _cases(ATTACKS)}  # type: ignore[union-attr]
-    rules = {rule.name for rule in (*guard._RULES, *guard._RULES_HAN)}
+    rules = {rule.name for rule in (*engine._RULES, *engine._RULES_HAN)}
     assert rules - fired == set()
 
 

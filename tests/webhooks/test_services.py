@@ -18,7 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from briefing.errors import ApplicationError
+from core.errors import ApplicationError
 from tests.conftest import user_in_group
 from tests.llmkit.wire_servers import free_port
 from tests.webhooks.receiver import HANG
