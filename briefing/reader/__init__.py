@@ -1,6 +1,6 @@
 """The reader: every client message read for every stage's fields at once (see `read`)."""
 
-from briefing.reader.read import (
+from briefing.reader.findings import (
     ANSWER,
     CORRECTION,
     FINDING_FIELDS,
@@ -8,8 +8,8 @@ from briefing.reader.read import (
     QUESTION,
     Finding,
     Reading,
-    message_read,
 )
+from briefing.reader.read import message_read
 
 __all__ = [
     "ANSWER",

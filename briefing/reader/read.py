@@ -9,343 +9,35 @@ import datetime
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
-from briefing.reader import nlp
 from briefing.reader.amounts import amount_role, amounts_find, currency_named
 from briefing.reader.chatter import is_confirmation, is_greeting, is_question
 from briefing.reader.dates import deadlines_find
+from briefing.reader.findings import (
+    ANSWER,
+    CORRECTION,
+    MENTION,
+    QUESTION,
+    RANK,
+    Collector,
+    Finding,
+    Reading,
+)
+from briefing.reader.names import (
+    read_companies_and_products,
+    read_names,
+    read_product_answer,
+    read_role,
+)
+from briefing.reader.statements import (
+    LABELS,
+    Sentence,
+    labelled_statements,
+    sentence_at,
+    sentences_of,
+)
 from llmkit.extract import find_emails, find_phones, find_urls
-
-ANSWER, CORRECTION, MENTION, QUESTION = "answer", "correction", "mention", "question"
-
-# What the reader finds; a stage names the ones it takes in its `prefill` mapping.
-FINDING_FIELDS = (
-    "clientName", "company", "role", "contact", "productName", "coreIdea", "goal", "audience",
-    "brandTone", "format", "budget", "currency", "deadline", "references",
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Finding:
-    field: str
-    value: Any
-    evidence: str
-    start: int
-    end: int
-    confidence: float
-    kind: str  # answer | correction | mention | question
-
-    def as_event(self) -> dict[str, Any]:
-        return {
-            "evidence": self.evidence, "start": self.start, "end": self.end,
-            "confidence": self.confidence, "statement": self.kind,
-        }  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Reading:
-    text: str
-    language: str
-    findings: tuple[Finding, ...] = ()
-    # Mentioned but not a field: a price of something, an amount with no budget cue.
-    mentions: tuple[Finding, ...] = ()
-    asks: bool = False  # the client asks something back (a counter-question)
-    confirms: bool = False  # "Да, всё верно"
-    greets: bool = False  # "Добрый день!"
-    corrects: bool = False  # a correction marker anywhere in the message
-    # The text that answers the question asked, without the labelled statements of other
-    # fields, the corrections and the counter-questions; "" when nothing is left.
-    answer_text: str = ""
-    _best: dict[str, Finding] = field(default_factory=dict, repr=False, compare=False)
-
-    def get(self, name: str) -> Finding | None:
-        """The finding that speaks for `name`: a correction over an answer over a mention,
-        then the higher confidence, then the later one."""
-        return self._best.get(name)
-
-
-_RANK = {CORRECTION: 3, ANSWER: 2, MENTION: 1, QUESTION: 0}
-
-# --- sentences and statement kinds -------------------------------------------------------------
-
-_SENTENCE = re.compile(r".+?(?:[.!?…]+(?=\s|$)|\n|$)", re.DOTALL)
-_QUESTION_START = re.compile(
-    r"^\W*(?:а|и|і|so|and)?\s*(?:сколько|как|какой|какая|какие|каков|можно|можете|могли|вы|"
-    r"у\s+вас|есть\s+ли|а\s+вы|чи|скільки|як|який|яка|які|можна|можете|ви|у\s+вас|"
-    r"do|does|did|can|could|how|what|which|is|are|will|would\s+you|should|who|when|where)\b",
-    re.IGNORECASE,
-)
-_CORRECTION = re.compile(
-    r"(?<![\w])(?:ой|ой-ой|вернее|точнее|поправка|поправлю|исправлю|ошибся|ошиблась|"
-    r"перепутал[аи]?|точніше|виправлю|помилився|помилилася|i\s+meant|i\s+mean|make\s+that|"
-    r"correction|scratch\s+that)(?![\w])|(?<![\w])(?:sorry|извините|простите|вибачте|"
-    r"перепрошую)(?=,?\s+(?:[\d$€£₴₽]|не\s))",
-    re.IGNORECASE,
-)
-# "не 2 млн, а 2,5 млн", "не до 15 січня, а до 25 січня", "not 8k but 10k"
-_NOT_BUT = re.compile(r"(?<![\w])(?:не|not)\s[^.!?]{1,40}?,?\s+(?:а|but)\s", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class _Sentence:
-    text: str
-    start: int
-    end: int
-    question: bool
-    correction: bool
-    # where the corrected value starts ("а 2,5 млн"): findings after it win
-    pivot: int | None
-
-
-def sentences_of(text: str) -> list[_Sentence]:
-    result = []
-    for match in _SENTENCE.finditer(text):
-        chunk = match.group(0)
-        if not chunk.strip():
-            continue
-        stripped = chunk.strip()
-        question = stripped.endswith("?") and bool(_QUESTION_START.search(stripped))
-        not_but = _NOT_BUT.search(chunk)
-        correction = bool(not_but) or bool(_CORRECTION.search(chunk))
-        pivot = match.start() + not_but.end() if not_but else None
-        if pivot is None and correction:
-            marker = _CORRECTION.search(chunk)
-            pivot = match.start() + marker.end() if marker else None
-        result.append(_Sentence(chunk, match.start(), match.end(), question, correction, pivot))
-    return result
-
-
-def _sentence_at(sentences: list[_Sentence], position: int) -> _Sentence | None:
-    return next((s for s in sentences if s.start <= position < s.end), None)
-
-
-# --- names ---------------------------------------------------------------------------------
-
-_UP = "A-ZА-ЯЁІЇЄҐ"
-_LOW = "a-zа-яёіїєґ'’"
-_NAME_WORD = rf"[{_UP}][{_LOW}]+(?:-[{_UP}][{_LOW}]+)?"
-_NAME = rf"{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}}"
-_INTRO = re.compile(
-    r"(?i:(?<![\w])(?:меня\s+зовут|мо[её]\s+имя|мене\s+звати|моє\s+ім['’]я|my\s+name\s+is|"
-    r"(?:i\s+am|i['’]m|this\s+is|it['’]s)|это|я|це)\s*[,:—–-]?\s+)"
-    rf"(?P<name>{_NAME})"
-)
-_HERE = re.compile(rf"(?P<name>{_NAME_WORD}\s+{_NAME_WORD})\s+here\b")
-# A name that opens a sentence and is followed by a comma: "Игорь Петров, фитнес-клуб …"
-_LEADING = re.compile(rf"^(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD}){{1,2}})\s*(?:,|—|–|-|$|\.)")
-_CORRECTED_NAME = re.compile(
-    rf"(?:(?i:вернее|точнее|точніше|i\s+meant|i\s+mean)|не\s+{_NAME_WORD},?\s+а)\s*[,:—–-]?\s*"
-    rf"(?P<name>{_NAME})"
-)
-_NOT_NAMES = frozenset({
-    "нужен", "нужна", "нужно", "хотим", "хочу", "здравствуйте", "привет", "добрый", "доброго",
-    "пишу", "пишіть", "пишите", "лучше", "краще", "бюджет", "потрібен", "потрібно", "the", "a",
-    "an", "we", "our", "hello", "hi", "hey", "good", "thanks", "sorry", "email", "call", "you",
-    "your", "looking", "from", "компания", "компанія",
-})  # fmt: skip
-
-
-def _cyrillic(text: str) -> bool:
-    return bool(re.search(r"[а-яёіїєґ]", text, re.IGNORECASE))
-
-
-def _person_like(name: str, language: str) -> bool:
-    """A Cyrillic name must parse as a first name or a surname (pymorphy3), or be unknown to
-    the dictionary; a Latin one passes (capitalisation is all there is)."""
-    words = name.split()
-    if not words or words[0].lower() in _NOT_NAMES:
-        return False
-    if not _cyrillic(name):
-        return True
-    morph = nlp.morph("uk" if language == "uk" else "ru")
-    for word in words[:2]:
-        parses = morph.parse(word.split("-")[0])
-        if any({"Name", "Surn", "Patr"} & set(p.tag.grammemes) for p in parses):
-            return True
-    # Ukrainian names the dictionary lacks ("Олена", "Ірина") parse as other words: accept
-    # two capitalised words whose first is no common noun in the nominative plural or verb.
-    first = morph.parse(words[0])[0]
-    return len(words) >= 2 and first.tag.POS in ("NOUN", "ADJF", None)
-
-
-def name_nominative(name: str, language: str) -> str:
-    """ "Олегом Кравцовым" → "Олег Кравцов"; a name already in the nominative is kept as
-    written."""
-    if not _cyrillic(name):
-        return name
-    morph = nlp.morph("uk" if language == "uk" else "ru")
-    words = []
-    for word in name.split():
-        parses = [p for p in morph.parse(word) if {"Name", "Surn"} & set(p.tag.grammemes)]
-        nominative = any(p.tag.case in (None, "nomn") for p in parses)
-        if parses and not nominative:
-            inflected = parses[0].inflect({"nomn"})
-            if inflected:
-                word = _capitalised(inflected.word, word)
-        words.append(word)
-    return " ".join(words)
-
-
-def _capitalised(word: str, like: str) -> str:
-    parts = word.split("-")
-    return "-".join(p[:1].upper() + p[1:] for p in parts) if like[:1].isupper() else word
-
-
-# --- companies and products ------------------------------------------------------------------
-
-_QUOTED = re.compile(r"[«\"“„]([^«»\"“”„]{1,80})[»\"”“]")
-# Nouns that say what the quoted name after them is: Russian and Ukrainian stems (any ending),
-# short abbreviations and English words whole.
-_ORG_NOUNS = re.compile(
-    r"^(?:(?:ооо|оао|зао|ао|ип|тов|фоп|пп|llc|ltd|inc|gmbh)$|компани|компані|фирм|фірм|студи|"
-    r"студі|агентств|агенці|фитнес|фітнес|клуб|школ|онлайн-школ|кофейн|кав['’]ярн|сет[ьи]$|"
-    r"мереж|автосалон|салон|клиник|клінік|стоматолог|пекарн|ресторан|кафе|отел|готел|гурт|"
-    r"групп|сыроварн|сироварн|служб|магазин|застройщик|девелопер|центр|бюро|завод|фабрик|"
-    r"театр|музей|фонд|лаборатор|издательств|видавництв|бренд|команд|мастерск|майстерн|"
-    r"эко-отел|еко-готел|заклад|барбершоп|парикмахерск|перукарн|пиццери|піцери|кондитерск|"
-    r"ателье|ательє|аптек|гостиниц|хостел|обжарщик|обсмажувальн|пивовар|винодельн|ферм|"
-    r"(?:company|studio|agency|school|restaurant|bakery|hotel|firm|brand|band|team|shop|"
-    r"store|clinic|chain|trust|charity|roastery|roasters|brewery|bar|cafe|salon|barbershop|"
-    r"farm|winery|gym)$)",
-    re.IGNORECASE,
-)
-_PRODUCT_NOUNS = re.compile(
-    r"^(?:морс|сок|сік|сыр\w{0,3}$|сир\w{0,3}$|продукт|приложени|застосун|додат|песн|пісн|"
-    r"сингл|трек|альбом|подкаст|добрив|курс|кампани|кампані|датчик|модел|товар|линейк|"
-    r"лінійк|коллекци|колекці|напит|напо|пив[оау]?$|вин[оау]$|сериал|серіал|шоу|игр[аыу]$|"
-    r"платформ|книг|журнал|квартал|жк$|новинк|"
-    r"(?:apps?|application|song|single|track|album|podcast|campaign|sensor|product|drink|beer|"
-    r"wine|series|show|game|book|platform|course|blend|collection|range|edition|flavou?r|"
-    r"model|coffee|tea|beer)$)",
-    re.IGNORECASE,
-)
-_FROM_PREPOSITION = re.compile(r"(?:^|\s)(?:из|от|з|із|від|у|для)\s*$", re.IGNORECASE)
-_IS_OUR_PRODUCT = re.compile(
-    r"^\W*(?:это|це|is|—|-)?\s*(?:наш|наша|наше|наші|наши|our)\s+(?:нов\w+\s+)?(\w+)",
-    re.IGNORECASE,
-)
-_LEGAL_LATIN = re.compile(
-    r"(?P<name>(?:[A-Z][\w&'’.-]*\s+){0,3}[A-Z][\w&'’.-]*)\s+(?P<form>LLC|Ltd|Inc|GmbH|LLP|PLC|"
-    r"Corp|AG|SA|Co\.?)(?![\w])"
-)
-_ORG_LATIN = r"(?P<org>(?:[A-Z][\w'’.-]*|&)(?:\s+(?:[A-Z][\w'’.-]*|&|of|and)){0,4})"
-_EN_COMPANY = re.compile(
-    r"(?:\bfrom|\bat|\bfounder\s+of|\bowner\s+of|\bI\s+own|\b[Ww]e\s+are|\b[Ww]e['’]re|"
-    r"\bwith)\s+"
-    rf"(?:the\s+(?:band|company|studio|team)\s+)?{_ORG_LATIN}"
-)
-_CALLED = re.compile(
-    r"(?P<noun>\w+)\s+(?P<now>(?:теперь|тепер|now|уже|вже)\s+)?(?:is\s+|are\s+)?"
-    r"(?:called|named|называется|называются|називається|"
-    r"под\s+названием|під\s+назвою|под\s+брендом|під\s+брендом)\s+"
-    r"(?P<name>[«\"“]?[^\s«\"“][^,.!?»\"”]{0,60})",
-    re.IGNORECASE,
-)
-
-
-_RENAMED = re.compile(
-    r"(?:теперь|тепер|now)\s+(?:называется|называются|називається|(?:is\s+)?called)\s*$",
-    re.IGNORECASE,
-)
-
-
-def _words_before(text: str, position: int, count: int = 3) -> list[str]:
-    return re.findall(r"[\w'’-]+", text[max(0, position - 60) : position])[-count:]
-
-
-def _noun_kind(words: Iterable[str]) -> str | None:
-    """ "company" or "product" by the nearest org or product noun among `words`."""
-    for word in reversed(list(words)):
-        if _ORG_NOUNS.match(word):
-            return "company"
-        if _PRODUCT_NOUNS.match(word):
-            return "product"
-    return None
-
-
-def quoted_nominative(name: str, language: str, *, oblique: bool) -> str:
-    """A quoted name after "из" / "для" / "від" in the nominative: «Зерна» → «Зерно»,
-    «Альпийского Рассвета» → «Альпийский Рассвет». Kept as written otherwise."""
-    if not oblique or not _cyrillic(name):
-        return name
-    morph = nlp.morph("uk" if language == "uk" else "ru")
-    chosen = []
-    for word in name.split():
-        parses = [
-            p for p in morph.parse(word)
-            if p.tag.case in ("gent", "datv", "ablt", "loct") and p.normal_form != word.lower()
-        ]  # fmt: skip
-        nouns = [p for p in parses if p.tag.POS == "NOUN"]
-        chosen.append((word, (nouns or parses or [None])[0]))
-    # an adjective takes the gender of the noun after it: «Северного Ветра» → «Северный Ветер»
-    genders = [
-        ("plur" if str(p.tag.number) == "plur" else str(p.tag.gender or "") or None)
-        if p is not None and p.tag.POS == "NOUN"
-        else None
-        for _, p in chosen
-    ]
-    words = []
-    for index, (word, parse) in enumerate(chosen):
-        if parse is not None and word[:1].isupper():
-            wanted = {"nomn"}
-            if parse.tag.POS in ("ADJF", "PRTF"):
-                gender = next((g for g in genders[index + 1 :] if g), None)
-                if gender == "plur":
-                    wanted |= {"plur"}
-                elif gender:
-                    wanted |= {gender, "sing"}
-                    adjectives = [
-                        p for p in morph.parse(word)
-                        if p.tag.POS == parse.tag.POS and p.tag.case == parse.tag.case
-                        and str(p.tag.gender or "") == gender
-                    ]  # fmt: skip
-                    parse = (adjectives or [parse])[0]
-            inflected = parse.inflect(wanted) or parse.inflect({"nomn"})
-            if inflected:
-                word = _capitalised(inflected.word, word)
-        elif word[:1].isupper() and len(word) > 3 and word[-1:] in "аяу":
-            # unknown to the dictionary ("Кодлаба"): a masculine genitive ending
-            word = word[:-1]
-        words.append(word)
-    return " ".join(words)
-
-
-# --- labelled statements -------------------------------------------------------------------
-
-_LABELS = (
-    ("coreIdea", r"(?:главная\s+|головна\s+|основная\s+|the\s+)?"
-                 r"(?:идея|ідея|idea|concept|концепция|концепція)"),
-    ("goal", r"(?:наша\s+|our\s+|the\s+)?(?:цель|задача|мета|завдання|goal|aim)"),
-    ("audience", r"(?:целевая\s+|цільова\s+|target\s+|our\s+|the\s+)?"
-                 r"(?:аудитория|аудиторія|audience|ца)"),
-    ("format", r"(?:формат|format|хронометраж)"),
-    ("brandTone", r"(?:тон|tone)"),
-)  # fmt: skip
-_LABEL = re.compile(
-    r"(?:^|(?<=[.!?;,]\s)|(?<=\n))\s*(?:"
-    + "|".join(f"(?P<{name}>{pattern})" for name, pattern in _LABELS)
-    + r")(?:\s*[:—–-]\s*|\s+(?=\d))",
-    re.IGNORECASE,
-)
-
-
-def _labelled(text: str) -> list[tuple[str, str, int, int]]:
-    """(field, value, start, end) of "Идея: …", "Цель — …", "аудитория 20-35 лет"."""
-    matches = list(_LABEL.finditer(text))
-    result = []
-    for index, match in enumerate(matches):
-        name = match.lastgroup
-        stop = matches[index + 1].start() if index + 1 < len(matches) else len(text)
-        sentence_end = re.search(r"[.!?](?:\s|$)", text[match.end() : stop])
-        if sentence_end:
-            stop = match.end() + sentence_end.start()
-        value = text[match.end() : stop].strip(" ,;.—–-")
-        if name and value:
-            result.append((name, value, match.start(), stop))
-    return result
-
 
 # --- the reader ------------------------------------------------------------------------------
 
@@ -353,46 +45,7 @@ _PHONE_REGIONS = {"uk": ("UA", "RU"), "en": ("US", "GB", "RU", "UA")}
 _NAMEISH_FIELDS = ("clientName", "company")
 
 
-@dataclass
-class _Collector:
-    text: str
-    language: str
-    asked: tuple[str, ...]
-    sentences: list[_Sentence]
-    findings: list[Finding] = field(default_factory=list)
-    mentions: list[Finding] = field(default_factory=list)
-    taken: list[tuple[int, int]] = field(default_factory=list)
-    answer_text: str = ""
-    ner: tuple[bool, bool] = (True, True)  # run the NER for (persons, organisations)
-
-    def kind_at(self, start: int, name: str) -> str:
-        sentence = _sentence_at(self.sentences, start)
-        if sentence and sentence.correction and (sentence.pivot is None or start >= sentence.pivot):
-            return CORRECTION
-        if sentence and sentence.question:
-            return QUESTION
-        return ANSWER if name in self.asked else MENTION
-
-    def add(
-        self,
-        name: str,
-        value: Any,
-        start: int,
-        end: int,
-        confidence: float,
-        kind: str | None = None,
-    ) -> None:
-        if value is None or value == "":
-            return
-        kind = kind or self.kind_at(start, name)
-        finding = Finding(name, value, self.text[start:end], start, end, confidence, kind)
-        (self.mentions if kind == QUESTION else self.findings).append(finding)
-
-    def overlaps(self, start: int, end: int) -> bool:
-        return any(start < e and s < end for s, e in self.taken)
-
-
-def _read_contacts(c: _Collector) -> None:
+def _read_contacts(c: Collector) -> None:
     emails = find_emails(c.text)
     for email in emails:
         c.taken.append((email.start, email.end))
@@ -413,11 +66,11 @@ def _read_contacts(c: _Collector) -> None:
         c.taken += [(u.start, u.end) for u in urls]
 
 
-def _read_money(c: _Collector) -> None:
+def _read_money(c: Collector) -> None:
     amounts = [a for a in amounts_find(c.text, language=c.language) if not c.overlaps(a[2], a[3])]
     budget_found = None
     for value, currency, start, end in amounts:
-        sentence = _sentence_at(c.sentences, start)
+        sentence = sentence_at(c.sentences, start)
         clause_start = sentence.start if sentence else 0
         role = amount_role(c.text, start, end, clause_start=clause_start)
         kind = c.kind_at(start, "budget")
@@ -438,7 +91,7 @@ def _read_money(c: _Collector) -> None:
     value, currency, start, end, kind, confidence = budget_found
     c.add("budget", value, start, end, confidence, kind)
     named = currency_named(c.text[start : end + 30])
-    sentence = _sentence_at(c.sentences, start)
+    sentence = sentence_at(c.sentences, start)
     if sentence and sentence.correction:
         # "fifteen grand, pounds... sorry, I mean euros": the currency after the marker
         after = currency_named(c.text[sentence.pivot or start : sentence.end])
@@ -452,13 +105,13 @@ def _read_money(c: _Collector) -> None:
         c.add("currency", currency, start, end, confidence, kind)
 
 
-def _read_deadline(c: _Collector, *, today: datetime.date) -> None:
+def _read_deadline(c: Collector, *, today: datetime.date) -> None:
     dates = deadlines_find(c.text, today=today, language=c.language)
     chosen = None
     for found in dates:
         if c.overlaps(found.start, found.end):
             continue
-        sentence = _sentence_at(c.sentences, found.start)
+        sentence = sentence_at(c.sentences, found.start)
         if sentence and sentence.correction and sentence.pivot and found.start < sentence.pivot:
             continue
         chosen = found
@@ -478,7 +131,7 @@ def _read_deadline(c: _Collector, *, today: datetime.date) -> None:
         if kind == QUESTION:
             kind = ANSWER if "deadline" in c.asked else MENTION
         # Only a date said as the deadline ("срок", "сдать", "deadline") restates one
-        sentence = _sentence_at(c.sentences, chosen.start)
+        sentence = sentence_at(c.sentences, chosen.start)
         strong = "deadline" in c.asked or bool(sentence and _DEADLINE_WORD.search(sentence.text))
         confidence = 0.9 if strong else 0.8
         c.add("deadline", chosen.value.isoformat(), chosen.start, chosen.end, confidence, kind)
@@ -499,224 +152,24 @@ _DEADLINE_LEAD = re.compile(r"^(?:к|до|by|until|till|before|не\s+поздн
                             re.IGNORECASE)  # fmt: skip
 
 
-def _deadline_cued(c: _Collector, found: Any) -> bool:
+def _deadline_cued(c: Collector, found: Any) -> bool:
     """A date is the deadline when asked for, when it reads "к …" / "до …" / "by …", or when
     its sentence speaks of a deadline ("сдать", "надо", "need it", "ideally")."""
     if "deadline" in c.asked or _DEADLINE_LEAD.search(found.text.strip()):
         return True
-    sentence = _sentence_at(c.sentences, found.start)
+    sentence = sentence_at(c.sentences, found.start)
     return bool(sentence and _DEADLINE_CUE.search(sentence.text))
 
 
-def _read_names(c: _Collector) -> None:
-    text = c.text
-    candidates: list[tuple[str, int, int, float, str | None]] = []
-    for match in _CORRECTED_NAME.finditer(text):
-        name = match.group("name")
-        if len(name.split()) >= 2 or _person_like(name, c.language):
-            candidates.append((name, match.start("name"), match.end("name"), 0.9, CORRECTION))
-    for match in _INTRO.finditer(text):
-        name = match.group("name")
-        if _person_like(name, c.language):
-            candidates.append((name, match.start("name"), match.end("name"), 0.9, None))
-    for match in _HERE.finditer(text):
-        candidates.append((match.group("name"), match.start("name"), match.end("name"), 0.85, None))
-    for sentence in c.sentences:
-        lead = re.match(r"^\W*(?:(?:добрый|доброго|добрий)\s+\w+|здравствуйте|привет|вітаю|"
-                        r"привіт|hello|hi|hey)?\W*", sentence.text, re.IGNORECASE)  # fmt: skip
-        offset = sentence.start + (lead.end() if lead else 0)
-        match = _LEADING.match(text[offset : sentence.end])
-        if match and _person_like(match.group("name"), c.language):
-            start = offset + match.start("name")
-            confidence = 0.8 if "clientName" in c.asked else 0.7
-            candidates.append((match.group("name"), start, start + len(match.group("name")),
-                               confidence, None))  # fmt: skip
-    if not candidates and c.ner[0] and c.language == "ru" and _two_capitals(text):
-        for span in nlp.russian_entities(text):
-            if span.type == "PER" and (len(span.text.split()) >= 2 or "clientName" in c.asked):
-                candidates.append((span.text, span.start, span.end, 0.75, None))
-    for name, start, end, confidence, kind in candidates:
-        if c.overlaps(start, end):
-            continue
-        if kind != CORRECTION and any(f.field == "clientName" for f in c.findings):
-            continue
-        c.add("clientName", name_nominative(name, c.language), start, end, confidence, kind)
-        c.taken.append((start, end))
-    if not any(f.field == "clientName" for f in c.findings) and "clientName" in c.asked:
-        value = _direct_name(text, c.language)
-        if value:
-            start = max(text.find(value), 0)
-            c.add("clientName", value, start, start + len(value), 0.6, ANSWER)
-
-
-def _two_capitals(text: str) -> bool:
-    """Two capitalised words in a row, not at a sentence's start: a full name, perhaps."""
-    return bool(re.search(rf"[^.!?\s]\s+{_NAME_WORD}\s+{_NAME_WORD}", text))
-
-
-_ROLE_WORD = (
-    r"(?:[\w’']+-)?(?:маркетолог|директор|руковод|керівни|основател|засновни|співзасновни|"
-    r"сооснователь|владел|власни|продюсер|менеджер|главврач|головлікар|бренд-менеджер|"
-    r"head|founder|co-founder|owner|director|manager|producer|marketer|lead|ceo|cmo|cto|coo)"
-)
-# "…, директор по маркетингу компании …", "I'm the owner", "head of marketing at …",
-# "я маркетолог": a role word right after the name (or after "я" / "I'm"), with the words
-# that qualify it ("по маркетингу", "of marketing", "отдела рекламы").
-_ROLE = re.compile(
-    r"(?:,\s*|\s[—–-]\s*|(?<![\w])(?:я|i['’]m|i\s+am)\s+)(?:(?:the|a|an)\s+)?"
-    rf"(?P<role>(?:(?!(?:я|i|the|a|an)\s)[\w’'-]+\s+)?{_ROLE_WORD}[\w’'-]*)",
-    re.IGNORECASE,
-)
-_ROLE_TAIL = re.compile(r"\s+(?P<word>[a-zа-яёіїєґ’'-]+)")
-_ROLE_STOP = frozenset({"at", "in", "for", "from", "and", "в", "из", "у", "з", "і", "и", "та", "й"})
-MAX_ROLE_TAIL = 3
-
-
-def _read_role(c: _Collector) -> None:
-    name = next((f for f in c.findings if f.field == "clientName"), None)
-    if name is None:
-        return
-    match = _ROLE.search(c.text, name.end, min(len(c.text), name.end + 80))
-    if match is None or c.overlaps(match.start("role"), match.end("role")):
-        return
-    end = match.end("role")
-    for _ in range(MAX_ROLE_TAIL):  # "по маркетингу", "of marketing", "отдела рекламы"
-        tail = _ROLE_TAIL.match(c.text, end)
-        if tail is None or tail.group("word") in _ROLE_STOP or _ORG_NOUNS.match(tail.group("word")):
-            break
-        end = tail.end()
-    role = c.text[match.start("role") : end]
-    # "founder of Fitloop LLC": the preposition before a name stays out
-    role = re.sub(r"\s+(?:of|по|з|із|with|for)$", "", role, flags=re.IGNORECASE)
-    c.add("role", role, match.start("role"), match.start("role") + len(role), 0.75)
-
-
-def _has_inner_capital(text: str) -> bool:
-    """A capitalised word that does not open a sentence: worth running the NER."""
-    return bool(re.search(rf"[^.!?\s]\s+[{_UP}][{_LOW}]", text))
-
-
-def _direct_name(text: str, language: str) -> str | None:
-    from briefing.stages.readers import read_name
-
-    value = read_name(text, language)
-    if not value:
-        return None
-    value = re.split(r",|\s+(?:из|от|з|із|від|from|at)\s+|\s[—–-]\s", value)[0].strip(" .")
-    if not value or len(value.split()) > 4 or is_confirmation(value) or is_greeting(value):
-        return None
-    return value
-
-
-def _read_companies_and_products(c: _Collector) -> None:
-    text = c.text
-    for match in _QUOTED.finditer(text):
-        name = match.group(1).strip()
-        if not name or c.overlaps(match.start(), match.end()):
-            continue
-        before = _words_before(text, match.start())
-        kind = _noun_kind(before)
-        after = _IS_OUR_PRODUCT.match(text[match.end() : match.end() + 40])
-        if after and _PRODUCT_NOUNS.match(after.group(1)):
-            kind = "product"
-        oblique = bool(_FROM_PREPOSITION.search(text[max(0, match.start() - 30) : match.start()]))
-        preposition_only = oblique and re.search(
-            r"(?:из|від|з|із|от)\s*$", text[: match.start()], re.IGNORECASE
-        )
-        if kind is None and preposition_only:
-            kind = "company"  # "я из «Зерна»": who the client comes from
-        if kind is None:
-            if "productName" in c.asked:
-                kind = "product"
-            elif {"clientName", "company"} & set(c.asked):
-                kind = "company"
-            else:
-                continue
-        value = quoted_nominative(name, c.language, oblique=oblique)
-        field_name = "company" if kind == "company" else "productName"
-        if field_name == "productName" and "productName" in c.asked:
-            continue  # a direct answer to the product question is read whole, below
-        confidence = 0.85 if _noun_kind(before) or preposition_only else 0.7
-        renamed = _RENAMED.search(text[max(0, match.start() - 40) : match.start()])
-        c.add(field_name, value, match.start(1), match.end(1), confidence,
-              CORRECTION if renamed else None)  # fmt: skip
-        c.taken.append((match.start(), match.end()))
-    for match in _CALLED.finditer(text):
-        if c.overlaps(match.start("name"), match.end("name")):
-            continue
-        name = match.group("name").strip(' «»"“”')
-        noun_kind = _noun_kind([match.group("noun")])
-        # "продукт теперь называется «Лавка+»": a rename, i.e. a correction
-        renamed = CORRECTION if match.group("now") else None
-        if noun_kind == "company" and not any(f.field == "company" for f in c.findings):
-            c.add("company", name, match.start("name"), match.end("name"), 0.8, renamed)
-        elif noun_kind == "product" or "productName" in c.asked:
-            c.add("productName", name, match.start("name"), match.end("name"), 0.85, renamed)
-        else:
-            continue
-        c.taken.append((match.start("name"), match.end("name")))
-    if not any(f.field == "company" for f in c.findings):
-        for match in _LEGAL_LATIN.finditer(text):
-            value = f"{match.group('name')} {match.group('form')}".strip()
-            value = re.sub(r"^(?:From|At|Of)\s+", "", value)
-            if not c.overlaps(match.start(), match.end()):
-                c.add("company", value, match.start(), match.end(), 0.9)
-                c.taken.append((match.start(), match.end()))
-                break
-    if not any(f.field == "company" for f in c.findings):
-        for match in _EN_COMPANY.finditer(text):
-            org = re.split(r"[.,;!?](?:\s|$)", match.group("org"))[0].strip(" .")
-            org = re.sub(r"\s+(?:and|of|&)$", "", org)
-            if org and not c.overlaps(match.start("org"), match.end("org")):
-                c.add("company", org, match.start("org"), match.end("org"), 0.75)
-                c.taken.append((match.start("org"), match.end("org")))
-                break
-    if (
-        not any(f.field == "company" for f in c.findings)
-        and c.ner[1]
-        and c.language == "ru"
-        and _has_inner_capital(text)
-        and not _QUOTED.search(text)
-        and any(_ORG_NOUNS.match(word) for word in re.findall(r"[\w-]+", text))
-    ):
-        for span in nlp.russian_entities(text):
-            if (
-                span.type == "ORG"
-                and not c.overlaps(span.start, span.end)
-                and _noun_kind(_words_before(text, span.start)) == "company"
-            ):
-                c.add("company", span.text, span.start, span.end, 0.7)
-                break
-
-
-def _read_product_answer(c: _Collector) -> None:
-    """A direct answer to the product question: the name, not the sentence around it."""
-    if "productName" not in c.asked or any(f.field == "productName" for f in c.findings):
-        return
-    from briefing.stages.readers import read_text
-
-    value = read_text(c.answer_text, c.language)
-    if not value or is_confirmation(value) or is_greeting(value):
-        return
-    value = value.rstrip(" .!")
-    quoted = re.search(r"[,:—–-]\s*[«\"“]([^«»\"“”]+)[»\"”]", value)
-    if quoted:  # "Сам клуб, «Пульс»": the name after the separator
-        c.add("productName", quoted.group(1), quoted.start(1), quoted.end(1), 0.65, ANSWER)
-        return
-    if len(value.split()) <= 6 and not re.search(r"[.!?]\s", value):
-        start = max(c.text.find(value), 0)
-        c.add("productName", value, start, start + len(value), 0.65, ANSWER)
-
-
-def _read_labels(c: _Collector) -> None:
-    for name, value, start, end in _labelled(c.text):
+def _read_labels(c: Collector) -> None:
+    for name, value, start, end in labelled_statements(c.text):
         c.add(name, value, start, end, 0.8)
         c.taken.append((start, end))
 
 
 def _answer_text(
     text: str,
-    sentences: list[_Sentence],
+    sentences: list[Sentence],
     labelled: list[tuple[int, int]],
     corrected: list[int],
 ) -> str:
@@ -743,8 +196,8 @@ def _best(findings: Iterable[Finding]) -> dict[str, Finding]:
     best: dict[str, Finding] = {}
     for finding in findings:
         current = best.get(finding.field)
-        if current is None or (_RANK[finding.kind], finding.confidence, finding.start) >= (
-            _RANK[current.kind],
+        if current is None or (RANK[finding.kind], finding.confidence, finding.start) >= (
+            RANK[current.kind],
             current.confidence,
             current.start,
         ):
@@ -778,19 +231,19 @@ def _read_cached(
 ) -> Reading:
     # One reading per message and question: the orchestrator and the rules agent share it.
     sentences = sentences_of(text)
-    c = _Collector(text, language, asked, sentences, ner=ner)
+    c = Collector(text, language, asked, sentences, ner=ner)
     _read_contacts(c)
     _read_labels(c)
     _read_deadline(c, today=today)
     _read_money(c)
-    _read_companies_and_products(c)
-    _read_names(c)
-    _read_role(c)
-    labelled = [(f.start, f.end) for f in c.findings if f.field in dict(_LABELS)]
+    read_companies_and_products(c)
+    read_names(c)
+    read_role(c)
+    labelled = [(f.start, f.end) for f in c.findings if f.field in dict(LABELS)]
     corrected = [f.start for f in c.findings if f.kind == CORRECTION]
     answer = _answer_text(text, sentences, labelled, corrected)
     c.answer_text = answer
-    _read_product_answer(c)
+    read_product_answer(c)
     findings = tuple(c.findings)
     stripped = text.strip()
     return Reading(

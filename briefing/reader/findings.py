@@ -1,0 +1,99 @@
+"""What the reader finds in a client message: the statement kinds, the fields, one
+`Finding` with its evidence, the `Reading` of a whole message, and the `Collector` the
+field readers add their findings to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from briefing.reader.statements import Sentence, sentence_at
+
+ANSWER, CORRECTION, MENTION, QUESTION = "answer", "correction", "mention", "question"
+
+# What the reader finds; a stage names the ones it takes in its `prefill` mapping.
+FINDING_FIELDS = (
+    "clientName", "company", "role", "contact", "productName", "coreIdea", "goal", "audience",
+    "brandTone", "format", "budget", "currency", "deadline", "references",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Finding:
+    field: str
+    value: Any
+    evidence: str
+    start: int
+    end: int
+    confidence: float
+    kind: str  # answer | correction | mention | question
+
+    def as_event(self) -> dict[str, Any]:
+        return {
+            "evidence": self.evidence, "start": self.start, "end": self.end,
+            "confidence": self.confidence, "statement": self.kind,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Reading:
+    text: str
+    language: str
+    findings: tuple[Finding, ...] = ()
+    # Mentioned but not a field: a price of something, an amount with no budget cue.
+    mentions: tuple[Finding, ...] = ()
+    asks: bool = False  # the client asks something back (a counter-question)
+    confirms: bool = False  # "Да, всё верно"
+    greets: bool = False  # "Добрый день!"
+    corrects: bool = False  # a correction marker anywhere in the message
+    # The text that answers the question asked, without the labelled statements of other
+    # fields, the corrections and the counter-questions; "" when nothing is left.
+    answer_text: str = ""
+    _best: dict[str, Finding] = field(default_factory=dict, repr=False, compare=False)
+
+    def get(self, name: str) -> Finding | None:
+        """The finding that speaks for `name`: a correction over an answer over a mention,
+        then the higher confidence, then the later one."""
+        return self._best.get(name)
+
+
+RANK = {CORRECTION: 3, ANSWER: 2, MENTION: 1, QUESTION: 0}
+
+
+@dataclass
+class Collector:
+    text: str
+    language: str
+    asked: tuple[str, ...]
+    sentences: list[Sentence]
+    findings: list[Finding] = field(default_factory=list)
+    mentions: list[Finding] = field(default_factory=list)
+    taken: list[tuple[int, int]] = field(default_factory=list)
+    answer_text: str = ""
+    ner: tuple[bool, bool] = (True, True)  # run the NER for (persons, organisations)
+
+    def kind_at(self, start: int, name: str) -> str:
+        sentence = sentence_at(self.sentences, start)
+        if sentence and sentence.correction and (sentence.pivot is None or start >= sentence.pivot):
+            return CORRECTION
+        if sentence and sentence.question:
+            return QUESTION
+        return ANSWER if name in self.asked else MENTION
+
+    def add(
+        self,
+        name: str,
+        value: Any,
+        start: int,
+        end: int,
+        confidence: float,
+        kind: str | None = None,
+    ) -> None:
+        if value is None or value == "":
+            return
+        kind = kind or self.kind_at(start, name)
+        finding = Finding(name, value, self.text[start:end], start, end, confidence, kind)
+        (self.mentions if kind == QUESTION else self.findings).append(finding)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        return any(start < e and s < end for s, e in self.taken)

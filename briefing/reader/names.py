@@ -1,0 +1,401 @@
+"""Names in a client message: the client's own name and role, the company they come from
+and the product the briefing is about, in the nominative."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from briefing.reader import nlp
+from briefing.reader.chatter import is_confirmation, is_greeting
+from briefing.reader.findings import ANSWER, CORRECTION, Collector
+
+# --- names ---------------------------------------------------------------------------------
+
+_UP = "A-ZА-ЯЁІЇЄҐ"
+_LOW = "a-zа-яёіїєґ'’"
+_NAME_WORD = rf"[{_UP}][{_LOW}]+(?:-[{_UP}][{_LOW}]+)?"
+_NAME = rf"{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}}"
+_INTRO = re.compile(
+    r"(?i:(?<![\w])(?:меня\s+зовут|мо[её]\s+имя|мене\s+звати|моє\s+ім['’]я|my\s+name\s+is|"
+    r"(?:i\s+am|i['’]m|this\s+is|it['’]s)|это|я|це)\s*[,:—–-]?\s+)"
+    rf"(?P<name>{_NAME})"
+)
+_HERE = re.compile(rf"(?P<name>{_NAME_WORD}\s+{_NAME_WORD})\s+here\b")
+# A name that opens a sentence and is followed by a comma: "Игорь Петров, фитнес-клуб …"
+_LEADING = re.compile(rf"^(?P<name>{_NAME_WORD}(?:\s+{_NAME_WORD}){{1,2}})\s*(?:,|—|–|-|$|\.)")
+_CORRECTED_NAME = re.compile(
+    rf"(?:(?i:вернее|точнее|точніше|i\s+meant|i\s+mean)|не\s+{_NAME_WORD},?\s+а)\s*[,:—–-]?\s*"
+    rf"(?P<name>{_NAME})"
+)
+_NOT_NAMES = frozenset({
+    "нужен", "нужна", "нужно", "хотим", "хочу", "здравствуйте", "привет", "добрый", "доброго",
+    "пишу", "пишіть", "пишите", "лучше", "краще", "бюджет", "потрібен", "потрібно", "the", "a",
+    "an", "we", "our", "hello", "hi", "hey", "good", "thanks", "sorry", "email", "call", "you",
+    "your", "looking", "from", "компания", "компанія",
+})  # fmt: skip
+
+
+def _cyrillic(text: str) -> bool:
+    return bool(re.search(r"[а-яёіїєґ]", text, re.IGNORECASE))
+
+
+def _person_like(name: str, language: str) -> bool:
+    """A Cyrillic name must parse as a first name or a surname (pymorphy3), or be unknown to
+    the dictionary; a Latin one passes (capitalisation is all there is)."""
+    words = name.split()
+    if not words or words[0].lower() in _NOT_NAMES:
+        return False
+    if not _cyrillic(name):
+        return True
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+    for word in words[:2]:
+        parses = morph.parse(word.split("-")[0])
+        if any({"Name", "Surn", "Patr"} & set(p.tag.grammemes) for p in parses):
+            return True
+    # Ukrainian names the dictionary lacks ("Олена", "Ірина") parse as other words: accept
+    # two capitalised words whose first is no common noun in the nominative plural or verb.
+    first = morph.parse(words[0])[0]
+    return len(words) >= 2 and first.tag.POS in ("NOUN", "ADJF", None)
+
+
+def name_nominative(name: str, language: str) -> str:
+    """ "Олегом Кравцовым" → "Олег Кравцов"; a name already in the nominative is kept as
+    written."""
+    if not _cyrillic(name):
+        return name
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+    words = []
+    for word in name.split():
+        parses = [p for p in morph.parse(word) if {"Name", "Surn"} & set(p.tag.grammemes)]
+        nominative = any(p.tag.case in (None, "nomn") for p in parses)
+        if parses and not nominative:
+            inflected = parses[0].inflect({"nomn"})
+            if inflected:
+                word = _capitalised(inflected.word, word)
+        words.append(word)
+    return " ".join(words)
+
+
+def _capitalised(word: str, like: str) -> str:
+    parts = word.split("-")
+    return "-".join(p[:1].upper() + p[1:] for p in parts) if like[:1].isupper() else word
+
+
+# --- companies and products ------------------------------------------------------------------
+
+_QUOTED = re.compile(r"[«\"“„]([^«»\"“”„]{1,80})[»\"”“]")
+# Nouns that say what the quoted name after them is: Russian and Ukrainian stems (any ending),
+# short abbreviations and English words whole.
+_ORG_NOUNS = re.compile(
+    r"^(?:(?:ооо|оао|зао|ао|ип|тов|фоп|пп|llc|ltd|inc|gmbh)$|компани|компані|фирм|фірм|студи|"
+    r"студі|агентств|агенці|фитнес|фітнес|клуб|школ|онлайн-школ|кофейн|кав['’]ярн|сет[ьи]$|"
+    r"мереж|автосалон|салон|клиник|клінік|стоматолог|пекарн|ресторан|кафе|отел|готел|гурт|"
+    r"групп|сыроварн|сироварн|служб|магазин|застройщик|девелопер|центр|бюро|завод|фабрик|"
+    r"театр|музей|фонд|лаборатор|издательств|видавництв|бренд|команд|мастерск|майстерн|"
+    r"эко-отел|еко-готел|заклад|барбершоп|парикмахерск|перукарн|пиццери|піцери|кондитерск|"
+    r"ателье|ательє|аптек|гостиниц|хостел|обжарщик|обсмажувальн|пивовар|винодельн|ферм|"
+    r"(?:company|studio|agency|school|restaurant|bakery|hotel|firm|brand|band|team|shop|"
+    r"store|clinic|chain|trust|charity|roastery|roasters|brewery|bar|cafe|salon|barbershop|"
+    r"farm|winery|gym)$)",
+    re.IGNORECASE,
+)
+_PRODUCT_NOUNS = re.compile(
+    r"^(?:морс|сок|сік|сыр\w{0,3}$|сир\w{0,3}$|продукт|приложени|застосун|додат|песн|пісн|"
+    r"сингл|трек|альбом|подкаст|добрив|курс|кампани|кампані|датчик|модел|товар|линейк|"
+    r"лінійк|коллекци|колекці|напит|напо|пив[оау]?$|вин[оау]$|сериал|серіал|шоу|игр[аыу]$|"
+    r"платформ|книг|журнал|квартал|жк$|новинк|"
+    r"(?:apps?|application|song|single|track|album|podcast|campaign|sensor|product|drink|beer|"
+    r"wine|series|show|game|book|platform|course|blend|collection|range|edition|flavou?r|"
+    r"model|coffee|tea|beer)$)",
+    re.IGNORECASE,
+)
+_FROM_PREPOSITION = re.compile(r"(?:^|\s)(?:из|от|з|із|від|у|для)\s*$", re.IGNORECASE)
+_IS_OUR_PRODUCT = re.compile(
+    r"^\W*(?:это|це|is|—|-)?\s*(?:наш|наша|наше|наші|наши|our)\s+(?:нов\w+\s+)?(\w+)",
+    re.IGNORECASE,
+)
+_LEGAL_LATIN = re.compile(
+    r"(?P<name>(?:[A-Z][\w&'’.-]*\s+){0,3}[A-Z][\w&'’.-]*)\s+(?P<form>LLC|Ltd|Inc|GmbH|LLP|PLC|"
+    r"Corp|AG|SA|Co\.?)(?![\w])"
+)
+_ORG_LATIN = r"(?P<org>(?:[A-Z][\w'’.-]*|&)(?:\s+(?:[A-Z][\w'’.-]*|&|of|and)){0,4})"
+_EN_COMPANY = re.compile(
+    r"(?:\bfrom|\bat|\bfounder\s+of|\bowner\s+of|\bI\s+own|\b[Ww]e\s+are|\b[Ww]e['’]re|"
+    r"\bwith)\s+"
+    rf"(?:the\s+(?:band|company|studio|team)\s+)?{_ORG_LATIN}"
+)
+_CALLED = re.compile(
+    r"(?P<noun>\w+)\s+(?P<now>(?:теперь|тепер|now|уже|вже)\s+)?(?:is\s+|are\s+)?"
+    r"(?:called|named|называется|называются|називається|"
+    r"под\s+названием|під\s+назвою|под\s+брендом|під\s+брендом)\s+"
+    r"(?P<name>[«\"“]?[^\s«\"“][^,.!?»\"”]{0,60})",
+    re.IGNORECASE,
+)
+
+
+_RENAMED = re.compile(
+    r"(?:теперь|тепер|now)\s+(?:называется|называются|називається|(?:is\s+)?called)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _words_before(text: str, position: int, count: int = 3) -> list[str]:
+    return re.findall(r"[\w'’-]+", text[max(0, position - 60) : position])[-count:]
+
+
+def _noun_kind(words: Iterable[str]) -> str | None:
+    """ "company" or "product" by the nearest org or product noun among `words`."""
+    for word in reversed(list(words)):
+        if _ORG_NOUNS.match(word):
+            return "company"
+        if _PRODUCT_NOUNS.match(word):
+            return "product"
+    return None
+
+
+def quoted_nominative(name: str, language: str, *, oblique: bool) -> str:
+    """A quoted name after "из" / "для" / "від" in the nominative: «Зерна» → «Зерно»,
+    «Альпийского Рассвета» → «Альпийский Рассвет». Kept as written otherwise."""
+    if not oblique or not _cyrillic(name):
+        return name
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+    chosen = []
+    for word in name.split():
+        parses = [
+            p for p in morph.parse(word)
+            if p.tag.case in ("gent", "datv", "ablt", "loct") and p.normal_form != word.lower()
+        ]  # fmt: skip
+        nouns = [p for p in parses if p.tag.POS == "NOUN"]
+        chosen.append((word, (nouns or parses or [None])[0]))
+    # an adjective takes the gender of the noun after it: «Северного Ветра» → «Северный Ветер»
+    genders = [
+        ("plur" if str(p.tag.number) == "plur" else str(p.tag.gender or "") or None)
+        if p is not None and p.tag.POS == "NOUN"
+        else None
+        for _, p in chosen
+    ]
+    words = []
+    for index, (word, parse) in enumerate(chosen):
+        if parse is not None and word[:1].isupper():
+            wanted = {"nomn"}
+            if parse.tag.POS in ("ADJF", "PRTF"):
+                gender = next((g for g in genders[index + 1 :] if g), None)
+                if gender == "plur":
+                    wanted |= {"plur"}
+                elif gender:
+                    wanted |= {gender, "sing"}
+                    adjectives = [
+                        p for p in morph.parse(word)
+                        if p.tag.POS == parse.tag.POS and p.tag.case == parse.tag.case
+                        and str(p.tag.gender or "") == gender
+                    ]  # fmt: skip
+                    parse = (adjectives or [parse])[0]
+            inflected = parse.inflect(wanted) or parse.inflect({"nomn"})
+            if inflected:
+                word = _capitalised(inflected.word, word)
+        elif word[:1].isupper() and len(word) > 3 and word[-1:] in "аяу":
+            # unknown to the dictionary ("Кодлаба"): a masculine genitive ending
+            word = word[:-1]
+        words.append(word)
+    return " ".join(words)
+
+
+def read_names(c: Collector) -> None:
+    text = c.text
+    candidates: list[tuple[str, int, int, float, str | None]] = []
+    for match in _CORRECTED_NAME.finditer(text):
+        name = match.group("name")
+        if len(name.split()) >= 2 or _person_like(name, c.language):
+            candidates.append((name, match.start("name"), match.end("name"), 0.9, CORRECTION))
+    for match in _INTRO.finditer(text):
+        name = match.group("name")
+        if _person_like(name, c.language):
+            candidates.append((name, match.start("name"), match.end("name"), 0.9, None))
+    for match in _HERE.finditer(text):
+        candidates.append((match.group("name"), match.start("name"), match.end("name"), 0.85, None))
+    for sentence in c.sentences:
+        lead = re.match(r"^\W*(?:(?:добрый|доброго|добрий)\s+\w+|здравствуйте|привет|вітаю|"
+                        r"привіт|hello|hi|hey)?\W*", sentence.text, re.IGNORECASE)  # fmt: skip
+        offset = sentence.start + (lead.end() if lead else 0)
+        match = _LEADING.match(text[offset : sentence.end])
+        if match and _person_like(match.group("name"), c.language):
+            start = offset + match.start("name")
+            confidence = 0.8 if "clientName" in c.asked else 0.7
+            candidates.append((match.group("name"), start, start + len(match.group("name")),
+                               confidence, None))  # fmt: skip
+    if not candidates and c.ner[0] and c.language == "ru" and _two_capitals(text):
+        for span in nlp.russian_entities(text):
+            if span.type == "PER" and (len(span.text.split()) >= 2 or "clientName" in c.asked):
+                candidates.append((span.text, span.start, span.end, 0.75, None))
+    for name, start, end, confidence, kind in candidates:
+        if c.overlaps(start, end):
+            continue
+        if kind != CORRECTION and any(f.field == "clientName" for f in c.findings):
+            continue
+        c.add("clientName", name_nominative(name, c.language), start, end, confidence, kind)
+        c.taken.append((start, end))
+    if not any(f.field == "clientName" for f in c.findings) and "clientName" in c.asked:
+        value = _direct_name(text, c.language)
+        if value:
+            start = max(text.find(value), 0)
+            c.add("clientName", value, start, start + len(value), 0.6, ANSWER)
+
+
+def _two_capitals(text: str) -> bool:
+    """Two capitalised words in a row, not at a sentence's start: a full name, perhaps."""
+    return bool(re.search(rf"[^.!?\s]\s+{_NAME_WORD}\s+{_NAME_WORD}", text))
+
+
+_ROLE_WORD = (
+    r"(?:[\w’']+-)?(?:маркетолог|директор|руковод|керівни|основател|засновни|співзасновни|"
+    r"сооснователь|владел|власни|продюсер|менеджер|главврач|головлікар|бренд-менеджер|"
+    r"head|founder|co-founder|owner|director|manager|producer|marketer|lead|ceo|cmo|cto|coo)"
+)
+# "…, директор по маркетингу компании …", "I'm the owner", "head of marketing at …",
+# "я маркетолог": a role word right after the name (or after "я" / "I'm"), with the words
+# that qualify it ("по маркетингу", "of marketing", "отдела рекламы").
+_ROLE = re.compile(
+    r"(?:,\s*|\s[—–-]\s*|(?<![\w])(?:я|i['’]m|i\s+am)\s+)(?:(?:the|a|an)\s+)?"
+    rf"(?P<role>(?:(?!(?:я|i|the|a|an)\s)[\w’'-]+\s+)?{_ROLE_WORD}[\w’'-]*)",
+    re.IGNORECASE,
+)
+_ROLE_TAIL = re.compile(r"\s+(?P<word>[a-zа-яёіїєґ’'-]+)")
+_ROLE_STOP = frozenset({"at", "in", "for", "from", "and", "в", "из", "у", "з", "і", "и", "та", "й"})
+MAX_ROLE_TAIL = 3
+
+
+def read_role(c: Collector) -> None:
+    name = next((f for f in c.findings if f.field == "clientName"), None)
+    if name is None:
+        return
+    match = _ROLE.search(c.text, name.end, min(len(c.text), name.end + 80))
+    if match is None or c.overlaps(match.start("role"), match.end("role")):
+        return
+    end = match.end("role")
+    for _ in range(MAX_ROLE_TAIL):  # "по маркетингу", "of marketing", "отдела рекламы"
+        tail = _ROLE_TAIL.match(c.text, end)
+        if tail is None or tail.group("word") in _ROLE_STOP or _ORG_NOUNS.match(tail.group("word")):
+            break
+        end = tail.end()
+    role = c.text[match.start("role") : end]
+    # "founder of Fitloop LLC": the preposition before a name stays out
+    role = re.sub(r"\s+(?:of|по|з|із|with|for)$", "", role, flags=re.IGNORECASE)
+    c.add("role", role, match.start("role"), match.start("role") + len(role), 0.75)
+
+
+def _has_inner_capital(text: str) -> bool:
+    """A capitalised word that does not open a sentence: worth running the NER."""
+    return bool(re.search(rf"[^.!?\s]\s+[{_UP}][{_LOW}]", text))
+
+
+def _direct_name(text: str, language: str) -> str | None:
+    from briefing.stages.readers import read_name
+
+    value = read_name(text, language)
+    if not value:
+        return None
+    value = re.split(r",|\s+(?:из|от|з|із|від|from|at)\s+|\s[—–-]\s", value)[0].strip(" .")
+    if not value or len(value.split()) > 4 or is_confirmation(value) or is_greeting(value):
+        return None
+    return value
+
+
+def read_companies_and_products(c: Collector) -> None:
+    text = c.text
+    for match in _QUOTED.finditer(text):
+        name = match.group(1).strip()
+        if not name or c.overlaps(match.start(), match.end()):
+            continue
+        before = _words_before(text, match.start())
+        kind = _noun_kind(before)
+        after = _IS_OUR_PRODUCT.match(text[match.end() : match.end() + 40])
+        if after and _PRODUCT_NOUNS.match(after.group(1)):
+            kind = "product"
+        oblique = bool(_FROM_PREPOSITION.search(text[max(0, match.start() - 30) : match.start()]))
+        preposition_only = oblique and re.search(
+            r"(?:из|від|з|із|от)\s*$", text[: match.start()], re.IGNORECASE
+        )
+        if kind is None and preposition_only:
+            kind = "company"  # "я из «Зерна»": who the client comes from
+        if kind is None:
+            if "productName" in c.asked:
+                kind = "product"
+            elif {"clientName", "company"} & set(c.asked):
+                kind = "company"
+            else:
+                continue
+        value = quoted_nominative(name, c.language, oblique=oblique)
+        field_name = "company" if kind == "company" else "productName"
+        if field_name == "productName" and "productName" in c.asked:
+            continue  # a direct answer to the product question is read whole, below
+        confidence = 0.85 if _noun_kind(before) or preposition_only else 0.7
+        renamed = _RENAMED.search(text[max(0, match.start() - 40) : match.start()])
+        c.add(field_name, value, match.start(1), match.end(1), confidence,
+              CORRECTION if renamed else None)  # fmt: skip
+        c.taken.append((match.start(), match.end()))
+    for match in _CALLED.finditer(text):
+        if c.overlaps(match.start("name"), match.end("name")):
+            continue
+        name = match.group("name").strip(' «»"“”')
+        noun_kind = _noun_kind([match.group("noun")])
+        # "продукт теперь называется «Лавка+»": a rename, i.e. a correction
+        renamed = CORRECTION if match.group("now") else None
+        if noun_kind == "company" and not any(f.field == "company" for f in c.findings):
+            c.add("company", name, match.start("name"), match.end("name"), 0.8, renamed)
+        elif noun_kind == "product" or "productName" in c.asked:
+            c.add("productName", name, match.start("name"), match.end("name"), 0.85, renamed)
+        else:
+            continue
+        c.taken.append((match.start("name"), match.end("name")))
+    if not any(f.field == "company" for f in c.findings):
+        for match in _LEGAL_LATIN.finditer(text):
+            value = f"{match.group('name')} {match.group('form')}".strip()
+            value = re.sub(r"^(?:From|At|Of)\s+", "", value)
+            if not c.overlaps(match.start(), match.end()):
+                c.add("company", value, match.start(), match.end(), 0.9)
+                c.taken.append((match.start(), match.end()))
+                break
+    if not any(f.field == "company" for f in c.findings):
+        for match in _EN_COMPANY.finditer(text):
+            org = re.split(r"[.,;!?](?:\s|$)", match.group("org"))[0].strip(" .")
+            org = re.sub(r"\s+(?:and|of|&)$", "", org)
+            if org and not c.overlaps(match.start("org"), match.end("org")):
+                c.add("company", org, match.start("org"), match.end("org"), 0.75)
+                c.taken.append((match.start("org"), match.end("org")))
+                break
+    if (
+        not any(f.field == "company" for f in c.findings)
+        and c.ner[1]
+        and c.language == "ru"
+        and _has_inner_capital(text)
+        and not _QUOTED.search(text)
+        and any(_ORG_NOUNS.match(word) for word in re.findall(r"[\w-]+", text))
+    ):
+        for span in nlp.russian_entities(text):
+            if (
+                span.type == "ORG"
+                and not c.overlaps(span.start, span.end)
+                and _noun_kind(_words_before(text, span.start)) == "company"
+            ):
+                c.add("company", span.text, span.start, span.end, 0.7)
+                break
+
+
+def read_product_answer(c: Collector) -> None:
+    """A direct answer to the product question: the name, not the sentence around it."""
+    if "productName" not in c.asked or any(f.field == "productName" for f in c.findings):
+        return
+    from briefing.stages.readers import read_text
+
+    value = read_text(c.answer_text, c.language)
+    if not value or is_confirmation(value) or is_greeting(value):
+        return
+    value = value.rstrip(" .!")
+    quoted = re.search(r"[,:—–-]\s*[«\"“]([^«»\"“”]+)[»\"”]", value)
+    if quoted:  # "Сам клуб, «Пульс»": the name after the separator
+        c.add("productName", quoted.group(1), quoted.start(1), quoted.end(1), 0.65, ANSWER)
+        return
+    if len(value.split()) <= 6 and not re.search(r"[.!?]\s", value):
+        start = max(c.text.find(value), 0)
+        c.add("productName", value, start, start + len(value), 0.65, ANSWER)

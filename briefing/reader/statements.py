@@ -1,0 +1,92 @@
+"""A client message cut into sentences, each marked as a question or a correction, and the
+labelled statements in it ("Идея: …", "Цель — …")."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_SENTENCE = re.compile(r".+?(?:[.!?…]+(?=\s|$)|\n|$)", re.DOTALL)
+_QUESTION_START = re.compile(
+    r"^\W*(?:а|и|і|so|and)?\s*(?:сколько|как|какой|какая|какие|каков|можно|можете|могли|вы|"
+    r"у\s+вас|есть\s+ли|а\s+вы|чи|скільки|як|який|яка|які|можна|можете|ви|у\s+вас|"
+    r"do|does|did|can|could|how|what|which|is|are|will|would\s+you|should|who|when|where)\b",
+    re.IGNORECASE,
+)
+_CORRECTION = re.compile(
+    r"(?<![\w])(?:ой|ой-ой|вернее|точнее|поправка|поправлю|исправлю|ошибся|ошиблась|"
+    r"перепутал[аи]?|точніше|виправлю|помилився|помилилася|i\s+meant|i\s+mean|make\s+that|"
+    r"correction|scratch\s+that)(?![\w])|(?<![\w])(?:sorry|извините|простите|вибачте|"
+    r"перепрошую)(?=,?\s+(?:[\d$€£₴₽]|не\s))",
+    re.IGNORECASE,
+)
+# "не 2 млн, а 2,5 млн", "не до 15 січня, а до 25 січня", "not 8k but 10k"
+_NOT_BUT = re.compile(r"(?<![\w])(?:не|not)\s[^.!?]{1,40}?,?\s+(?:а|but)\s", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    start: int
+    end: int
+    question: bool
+    correction: bool
+    # where the corrected value starts ("а 2,5 млн"): findings after it win
+    pivot: int | None
+
+
+def sentences_of(text: str) -> list[Sentence]:
+    result = []
+    for match in _SENTENCE.finditer(text):
+        chunk = match.group(0)
+        if not chunk.strip():
+            continue
+        stripped = chunk.strip()
+        question = stripped.endswith("?") and bool(_QUESTION_START.search(stripped))
+        not_but = _NOT_BUT.search(chunk)
+        correction = bool(not_but) or bool(_CORRECTION.search(chunk))
+        pivot = match.start() + not_but.end() if not_but else None
+        if pivot is None and correction:
+            marker = _CORRECTION.search(chunk)
+            pivot = match.start() + marker.end() if marker else None
+        result.append(Sentence(chunk, match.start(), match.end(), question, correction, pivot))
+    return result
+
+
+def sentence_at(sentences: list[Sentence], position: int) -> Sentence | None:
+    return next((s for s in sentences if s.start <= position < s.end), None)
+
+
+# --- labelled statements -------------------------------------------------------------------
+
+LABELS = (
+    ("coreIdea", r"(?:главная\s+|головна\s+|основная\s+|the\s+)?"
+                 r"(?:идея|ідея|idea|concept|концепция|концепція)"),
+    ("goal", r"(?:наша\s+|our\s+|the\s+)?(?:цель|задача|мета|завдання|goal|aim)"),
+    ("audience", r"(?:целевая\s+|цільова\s+|target\s+|our\s+|the\s+)?"
+                 r"(?:аудитория|аудиторія|audience|ца)"),
+    ("format", r"(?:формат|format|хронометраж)"),
+    ("brandTone", r"(?:тон|tone)"),
+)  # fmt: skip
+_LABEL = re.compile(
+    r"(?:^|(?<=[.!?;,]\s)|(?<=\n))\s*(?:"
+    + "|".join(f"(?P<{name}>{pattern})" for name, pattern in LABELS)
+    + r")(?:\s*[:—–-]\s*|\s+(?=\d))",
+    re.IGNORECASE,
+)
+
+
+def labelled_statements(text: str) -> list[tuple[str, str, int, int]]:
+    """(field, value, start, end) of "Идея: …", "Цель — …", "аудитория 20-35 лет"."""
+    matches = list(_LABEL.finditer(text))
+    result = []
+    for index, match in enumerate(matches):
+        name = match.lastgroup
+        stop = matches[index + 1].start() if index + 1 < len(matches) else len(text)
+        sentence_end = re.search(r"[.!?](?:\s|$)", text[match.end() : stop])
+        if sentence_end:
+            stop = match.end() + sentence_end.start()
+        value = text[match.end() : stop].strip(" ,;.—–-")
+        if name and value:
+            result.append((name, value, match.start(), stop))
+    return result
