@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from llmkit.extract._common import FindingMixin, fold, word_alternation
-from llmkit.extract.numbers import NUMBER_WORDS, ONE_AND_HALF
+from llmkit.extract.tokens import NUMBER_WORDS, ONE_AND_HALF
 
 DeadlineKind = Literal["relative", "absolute", "period_end"]
 

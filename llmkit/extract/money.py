@@ -15,7 +15,8 @@ from decimal import ROUND_HALF_UP
 from typing import Literal
 
 from llmkit.extract._common import FindingMixin
-from llmkit.extract.numbers import Amount, Tok, is_percent, parse_amount, tokenize
+from llmkit.extract.numbers import Amount, is_percent, parse_amount
+from llmkit.extract.tokens import Tok, tokenize
 
 Currency = Literal["RUB", "USD", "EUR", "UAH"]
 

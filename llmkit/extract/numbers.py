@@ -1,8 +1,8 @@
 """Quantities as people write them in Russian, Ukrainian and English: digits with any
 grouping, decimal commas, number words, magnitude words ("тыс", "млн", "k") and currencies.
 
-`parse_number` reads a whole string as one quantity (schema coercion). The tokenizer and
-the amount parser below are shared with `money.find_money`, which scans free text.
+`parse_number` reads a whole string as one quantity (schema coercion). The amount parser
+below and the tokenizer in `tokens` are shared with `money.find_money`, which scans free text.
 
 Separator rules (documented, because "2,500" is ambiguous):
 - spaces (also no-break, narrow no-break and thin spaces) between groups of three digits
@@ -19,276 +19,34 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
-from llmkit.extract._common import APOSTROPHES, HSPACE_CHARS, fold
-
-# --- vocabulary ------------------------------------------------------------------------
-
-_UNIT, _TEEN, _TEN, _HUNDREDS = "unit", "teen", "ten", "hundreds"
-
-
-def _forms(table: dict[int, str], cls_of) -> dict[str, tuple[int, str]]:
-    result: dict[str, tuple[int, str]] = {}
-    for value, forms in table.items():
-        for form in forms.split():
-            result[form] = (value, cls_of(value))
-    return result
-
-
-def _cls(value: int) -> str:
-    if value < 10:
-        return _UNIT
-    if value < 20:
-        return _TEEN
-    if value < 100:
-        return _TEN
-    return _HUNDREDS
-
-
-# Nominative/accusative and the oblique forms that follow prepositions ("до двух недель").
-# "семью" is left out on purpose: it is also "family" in the accusative.
-_RU = {
-    0: "ноль нуль",
-    1: "один одна одно одну одного одной одному одним",
-    2: "два две двух двум двумя",
-    3: "три трех трем тремя",
-    4: "четыре четырех четырем четырьмя",
-    5: "пять пяти пятью",
-    6: "шесть шести шестью",
-    7: "семь семи",
-    8: "восемь восьми восемью",
-    9: "девять девяти девятью",
-    10: "десять десяти",
-    11: "одиннадцать одиннадцати",
-    12: "двенадцать двенадцати",
-    13: "тринадцать тринадцати",
-    14: "четырнадцать четырнадцати",
-    15: "пятнадцать пятнадцати",
-    16: "шестнадцать шестнадцати",
-    17: "семнадцать семнадцати",
-    18: "восемнадцать восемнадцати",
-    19: "девятнадцать девятнадцати",
-    20: "двадцать двадцати",
-    30: "тридцать тридцати",
-    40: "сорок сорока",
-    50: "пятьдесят пятидесяти",
-    60: "шестьдесят шестидесяти",
-    70: "семьдесят семидесяти",
-    80: "восемьдесят восьмидесяти",
-    90: "девяносто девяноста",
-    100: "сто ста",
-    200: "двести двухсот",
-    300: "триста трехсот",
-    400: "четыреста четырехсот",
-    500: "пятьсот пятисот",
-    600: "шестьсот шестисот",
-    700: "семьсот семисот",
-    800: "восемьсот восьмисот",
-    900: "девятьсот девятисот",
-}
-_UK = {
-    0: "нуль нуля",
-    1: "один одна одне одну одного одної одним",
-    2: "два дві двох двом",
-    3: "три трьох трьом",
-    4: "чотири чотирьох",
-    5: "п'ять п'яти п'ятьох",
-    6: "шість шести шістьох",
-    7: "сім семи сімох",
-    8: "вісім восьми вісьмох",
-    9: "дев'ять дев'яти",
-    10: "десять десяти",
-    11: "одинадцять одинадцяти",
-    12: "дванадцять дванадцяти",
-    13: "тринадцять тринадцяти",
-    14: "чотирнадцять чотирнадцяти",
-    15: "п'ятнадцять п'ятнадцяти",
-    16: "шістнадцять шістнадцяти",
-    17: "сімнадцять сімнадцяти",
-    18: "вісімнадцять вісімнадцяти",
-    19: "дев'ятнадцять дев'ятнадцяти",
-    20: "двадцять двадцяти",
-    30: "тридцять тридцяти",
-    40: "сорок сорока",
-    50: "п'ятдесят п'ятдесяти",
-    60: "шістдесят шістдесяти",
-    70: "сімдесят сімдесяти",
-    80: "вісімдесят вісімдесяти",
-    90: "дев'яносто",
-    100: "сто ста",
-    200: "двісті двохсот",
-    300: "триста трьохсот",
-    400: "чотириста чотирьохсот",
-    500: "п'ятсот п'ятисот",
-    600: "шістсот шестисот",
-    700: "сімсот семисот",
-    800: "вісімсот восьмисот",
-    900: "дев'ятсот дев'ятисот",
-}
-_EN = {
-    0: "zero",
-    1: "one",
-    2: "two",
-    3: "three",
-    4: "four",
-    5: "five",
-    6: "six",
-    7: "seven",
-    8: "eight",
-    9: "nine",
-    10: "ten",
-    11: "eleven",
-    12: "twelve",
-    13: "thirteen",
-    14: "fourteen",
-    15: "fifteen",
-    16: "sixteen",
-    17: "seventeen",
-    18: "eighteen",
-    19: "nineteen",
-    20: "twenty",
-    30: "thirty",
-    40: "forty",
-    50: "fifty",
-    60: "sixty",
-    70: "seventy",
-    80: "eighty",
-    90: "ninety",
-}
-NUMBER_WORDS: dict[str, tuple[int, str]] = {
-    **_forms(_RU, _cls),
-    **_forms(_UK, _cls),
-    **_forms(_EN, _cls),
-}
-_EN_HUNDRED = {"hundred", "hundreds"}
-ONE_AND_HALF = {"полтора", "полторы", "полутора", "півтора", "півтори"}
-_HALF_WORDS = {"пол", "полу", "пів", "half"}
-_ARTICLES = {"a", "an"}
-
-# kind: "full" words may stand alone ("миллион рублей" = 1 000 000); "abbr" need a number
-# before them; "letter" ones ("500k", "2.5m") must be glued to digits.
-_MAGNITUDE_FORMS = {
-    (1000, "full"): "тысяча тысячи тысячу тысяч тысячах тысячами тысячей тысяче тыща тыщи тыщу "
-    "тисяча тисячі тисячу тисяч тисячах тисячами thousand thousands",
-    (1000, "abbr"): "тыс тыщ тис",
-    (1000, "letter"): "k к",
-    (10**6, "full"): "миллион миллиона миллионов миллионы миллиону миллионах миллионами "
-    "миллионом лям ляма лямов лямы лямах мільйон мільйона мільйонів мільйони мільйону "
-    "мільйонах million millions",
-    (10**6, "abbr"): "млн mln mil mio",
-    (10**6, "letter"): "m",
-    (10**9, "full"): "миллиард миллиарда миллиардов миллиарды миллиардах мільярд мільярда "
-    "мільярдів мільярди billion billions",
-    (10**9, "abbr"): "млрд bn bln mlrd",
-    (10**9, "letter"): "b",
-}
-MAGNITUDES: dict[str, tuple[int, str]] = {
-    form: key for key, forms in _MAGNITUDE_FORMS.items() for form in forms.split()
-}
-# Abbreviations that may carry a dot ("тыс.", "руб.") which then belongs to the amount.
-_DOTTED = {"тыс", "тис", "млн", "млрд", "руб", "р", "долл", "дол", "грн", "т"}
-
-CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "₽": "RUB", "₴": "UAH"}
-_CURRENCY_FORMS = {
-    "RUB": "руб рубль рубля рублей рублю рублям рублями рублях рублів рублем р rub rur "
-    "rubles roubles ruble rouble",
-    "USD": "usd доллар доллара долларов долларах долларам долларами долл дол долар долара "
-    "доларів доларах доларами dollar dollars бакс бакса баксов баксів bucks buck",
-    "EUR": "eur евро euro euros євро",
-    "UAH": "uah грн гривна гривны гривен гривень гривня гривні гривнях гривнами hryvnia "
-    "hryvnias hryvnya",
-}
-CURRENCY_WORDS: dict[str, str] = {
-    form: code for code, forms in _CURRENCY_FORMS.items() for form in forms.split()
-}
-# ISO codes may also come before the number: "USD 2500".
-_PREFIX_CODES = {"usd": "USD", "eur": "EUR", "rub": "RUB", "rur": "RUB", "uah": "UAH"}
-_PERCENT_PREFIXES = ("процент", "відсот", "percent")
-
-
-# --- tokens ------------------------------------------------------------------------------
-
-_SEP = re.escape(HSPACE_CHARS.replace("\t", "")) + ",."
-_NUM = (
-    r"(?<![\w.,])(?:"
-    rf"(?P<g>\d{{1,3}}(?P<sep>[{_SEP}])\d{{3}}(?:(?P=sep)\d{{3}})*)(?:(?!(?P=sep))(?P<dec>[.,])(?P<frac>\d+))?"
-    r"|(?P<simple>\d+(?:[.,]\d+)?)"
-    r")(?![.,]?\d)"
+from llmkit.extract.tokens import (
+    ARTICLES,
+    CURRENCY_SYMBOLS,
+    CURRENCY_WORDS,
+    DOTTED,
+    EN_HUNDRED,
+    HALF_WORDS,
+    HUNDREDS,
+    MAGNITUDES,
+    NUMBER_WORDS,
+    ONE_AND_HALF,
+    PERCENT_PREFIXES,
+    PREFIX_CODES,
+    TEEN,
+    TEN,
+    UNIT,
+    Tok,
+    tokenize,
 )
-_TOKEN_RE = re.compile(
-    rf"(?P<num>{_NUM})|(?P<other>\d+)"
-    rf"|(?P<word>[^\W\d_]+(?:[{APOSTROPHES}][^\W\d_]+)*)|(?P<ws>\s+)|(?P<sym>.)",
-    re.S,
-)
-# A literal longer than this is an identifier or a digit soup, not an amount.
-_MAX_DIGITS = 18
-
-
-@dataclass(slots=True)
-class Tok:
-    kind: str  # "num" | "word" | "sym" | "other" (digits that are not a readable number)
-    text: str
-    norm: str
-    start: int
-    end: int
-    gap: int  # whitespace characters before the token
-    newline_before: bool
-    num: Decimal | None = None
-    # The decimal reading of "2,500" (2.5), used when a magnitude word follows it.
-    num_if_magnitude: Decimal | None = None
-
-
-def _literal(match: re.Match[str]) -> tuple[Decimal, Decimal | None] | None:
-    simple = match.group("simple")
-    if simple is not None:
-        whole, _, frac = simple.replace(",", ".").partition(".")
-        if len(whole) > _MAX_DIGITS or len(frac) > _MAX_DIGITS:
-            return None
-        return Decimal(whole + ("." + frac if frac else "")), None
-    groups, sep, frac = match.group("g"), match.group("sep"), match.group("frac")
-    digits = groups.replace(sep, "")
-    if len(digits) > _MAX_DIGITS or (frac and len(frac) > _MAX_DIGITS):
-        return None
-    if sep in ",." and groups.count(sep) == 1 and frac is None:
-        as_decimal = Decimal(groups.replace(sep, "."))
-        if groups.startswith("0"):
-            return as_decimal, None
-        return Decimal(digits), as_decimal
-    return Decimal(digits + ("." + frac if frac else "")), None
-
-
-def tokenize(text: str) -> list[Tok]:
-    """Split text into number, word and symbol tokens, remembering the whitespace between."""
-    tokens: list[Tok] = []
-    gap = 0
-    newline = False
-    for match in _TOKEN_RE.finditer(text):
-        kind = match.lastgroup or "sym"
-        raw = match.group(0)
-        if kind == "ws":
-            gap = len(raw)
-            newline = "\n" in raw or "\r" in raw
-            continue
-        tok = Tok(kind, raw, fold(raw), match.start(), match.end(), gap, newline)
-        if kind == "num":
-            values = _literal(match)
-            if values is None:
-                tok.kind = "other"
-            else:
-                tok.num, tok.num_if_magnitude = values
-        tokens.append(tok)
-        gap = 0
-        newline = False
-    return tokens
-
 
 # --- quantities --------------------------------------------------------------------------
 
 _NEXT_WORD_OK: dict[str | None, set[str]] = {
-    None: {_UNIT, _TEEN, _TEN, _HUNDREDS},
-    _HUNDREDS: {_UNIT, _TEEN, _TEN},
-    _TEN: {_UNIT},
-    _UNIT: set(),
-    _TEEN: set(),
+    None: {UNIT, TEEN, TEN, HUNDREDS},
+    HUNDREDS: {UNIT, TEEN, TEN},
+    TEN: {UNIT},
+    UNIT: set(),
+    TEEN: set(),
 }
 
 
@@ -321,7 +79,7 @@ def _magnitude_at(tokens: list[Tok], k: int) -> tuple[int, str, int] | None:
     multiplier, kind = MAGNITUDES[tok.norm]
     nxt = k + 1
     if (
-        tok.norm in _DOTTED
+        tok.norm in DOTTED
         and nxt < len(tokens)
         and tokens[nxt].text == "."
         and tokens[nxt].gap == 0
@@ -339,12 +97,12 @@ def _half_magnitude_at(tokens: list[Tok], k: int) -> tuple[int, int] | None:
         rest = tok.norm[len(prefix) :]
         if tok.norm.startswith(prefix) and rest in MAGNITUDES and MAGNITUDES[rest][1] != "letter":
             return MAGNITUDES[rest][0], k + 1
-    if tok.norm not in _HALF_WORDS:
+    if tok.norm not in HALF_WORDS:
         return None
     j = k + 1
     if j < len(tokens) and tokens[j].text in "-\u2010" and tokens[j].gap == 0:
         j += 1
-    if j < len(tokens) and tokens[j].norm in _ARTICLES and _joined(tokens, j):
+    if j < len(tokens) and tokens[j].norm in ARTICLES and _joined(tokens, j):
         j += 1
     if j < len(tokens) and _joined(tokens, j):
         magnitude = _magnitude_at(tokens, j)
@@ -359,7 +117,7 @@ def _joins_words(tokens: list[Tok], k: int, state: str | None) -> bool:
     tok, before, after = tokens[k], tokens[k - 1], tokens[k + 1]
     if tok.text in "-\u2010" and tok.gap == 0 and after.gap == 0:
         return before.kind == "word" and after.kind == "word"
-    return tok.norm == "and" and state in (_HUNDREDS, "magnitude") and after.norm in NUMBER_WORDS
+    return tok.norm == "and" and state in (HUNDREDS, "magnitude") and after.norm in NUMBER_WORDS
 
 
 def parse_quantity(tokens: list[Tok], i: int) -> list[Quantity]:
@@ -423,19 +181,19 @@ def parse_quantity(tokens: list[Tok], i: int) -> list[Quantity]:
                 if current is not None or closed:
                     break
                 current, closed, has_number = Decimal("1.5"), True, True
-            elif tok.norm in _ARTICLES:
+            elif tok.norm in ARTICLES:
                 # "a million", "a hundred": only as the first word, before a magnitude.
                 if elements or k + 1 >= n or not _joined(tokens, k + 1):
                     break
                 following = tokens[k + 1].norm
-                if following not in _EN_HUNDRED and MAGNITUDES.get(following, (0, ""))[1] != "full":
+                if following not in EN_HUNDRED and MAGNITUDES.get(following, (0, ""))[1] != "full":
                     break
-                current, state, has_number = Decimal(1), _UNIT, True
-            elif tok.norm in _EN_HUNDRED:
-                if closed or current is None or state not in (_UNIT, _TEEN):
+                current, state, has_number = Decimal(1), UNIT, True
+            elif tok.norm in EN_HUNDRED:
+                if closed or current is None or state not in (UNIT, TEEN):
                     break
                 current *= 100
-                state = _HUNDREDS
+                state = HUNDREDS
             elif tok.norm in NUMBER_WORDS:
                 value, cls = NUMBER_WORDS[tok.norm]
                 allowed = _NEXT_WORD_OK.get(None if state == "magnitude" else state, set())
@@ -447,7 +205,7 @@ def parse_quantity(tokens: list[Tok], i: int) -> list[Quantity]:
                 break
             elements += 1
             k = step
-            if tok.norm in _ARTICLES:
+            if tok.norm in ARTICLES:
                 continue  # "a" alone is not a quantity yet
             readings.append(
                 Quantity(
@@ -487,8 +245,8 @@ def _prefix_currency(tokens: list[Tok], k: int) -> tuple[str, int] | None:
     tok = tokens[k]
     if tok.kind == "sym" and tok.text in CURRENCY_SYMBOLS:
         return CURRENCY_SYMBOLS[tok.text], k + 1
-    if tok.kind == "word" and tok.norm in _PREFIX_CODES:
-        return _PREFIX_CODES[tok.norm], k + 1
+    if tok.kind == "word" and tok.norm in PREFIX_CODES:
+        return PREFIX_CODES[tok.norm], k + 1
     glued_dollar = k + 1 < len(tokens) and tokens[k + 1].text == "$" and tokens[k + 1].gap == 0
     if tok.norm == "us" and glued_dollar:
         return "USD", k + 2
@@ -529,7 +287,7 @@ def suffix_currency(tokens: list[Tok], k: int) -> tuple[str, int, int] | None:
         following_dot = k + 1 < n and tokens[k + 1].text == "." and tokens[k + 1].gap == 0
         if tok.gap != 0 and not following_dot:
             return None
-    return code, dotted(k + 1) if tok.norm in _DOTTED else k + 1, 1
+    return code, dotted(k + 1) if tok.norm in DOTTED else k + 1, 1
 
 
 def _tail_accepted(tokens: list[Tok], reading: Quantity, *, whole: bool) -> bool:
@@ -609,7 +367,7 @@ def is_percent(tokens: list[Tok], k: int) -> bool:
     if k >= len(tokens) or not _joined(tokens, k):
         return False
     tok = tokens[k]
-    return tok.text == "%" or (tok.kind == "word" and tok.norm.startswith(_PERCENT_PREFIXES))
+    return tok.text == "%" or (tok.kind == "word" and tok.norm.startswith(PERCENT_PREFIXES))
 
 
 def to_python(value: Decimal) -> int | float:
