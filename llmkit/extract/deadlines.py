@@ -22,7 +22,6 @@ month") is when something starts, not a deadline, and is not reported; "к по�
 
 from __future__ import annotations
 
-import calendar
 import datetime
 import re
 from collections.abc import Callable
@@ -30,6 +29,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from llmkit.extract._common import FindingMixin, fold, word_alternation
+from llmkit.extract.calendar_dates import (
+    absolute_date,
+    add_months,
+    month_end,
+    next_yearly,
+    shifted,
+    year_of,
+)
 from llmkit.extract.tokens import NUMBER_WORDS, ONE_AND_HALF
 
 DeadlineKind = Literal["relative", "absolute", "period_end"]
@@ -52,73 +59,6 @@ class Deadline(FindingMixin):
         result = FindingMixin.as_dict(self)
         result["date"] = result["value"]
         return result
-
-
-# --- calendar arithmetic -----------------------------------------------------------------
-
-
-def _add_months(day: datetime.date, months: int) -> datetime.date:
-    index = day.year * 12 + day.month - 1 + months
-    year, month = divmod(index, 12)
-    last = calendar.monthrange(year, month + 1)[1]
-    return datetime.date(year, month + 1, min(day.day, last))
-
-
-def _month_end(year: int, month: int) -> datetime.date:
-    return datetime.date(year, month, calendar.monthrange(year, month)[1])
-
-
-def _add_business_days(day: datetime.date, count: int) -> datetime.date:
-    rest = count  # at most a few hundred: counting day by day is fine
-    while rest:
-        day += datetime.timedelta(days=1)
-        if day.weekday() < 5:
-            rest -= 1
-    return day
-
-
-def _shift(today: datetime.date, amount: float, unit: str, business: bool) -> datetime.date:
-    whole = int(amount)
-    fraction = amount - whole
-    if unit == "day":
-        days = whole + (1 if fraction else 0)
-        if business:
-            return _add_business_days(today, days)
-        return today + datetime.timedelta(days=days)
-    if unit == "week":
-        return today + datetime.timedelta(days=round(amount * 7))
-    if unit == "month":
-        return _add_months(today, whole) + datetime.timedelta(days=round(fraction * 30))
-    # year
-    return _add_months(today, whole * 12 + round(fraction * 12))
-
-
-def _next_yearly(month: int, day: int, today: datetime.date) -> datetime.date | None:
-    """The first month/day on or after today (Feb 29 waits for a leap year)."""
-    for year in range(today.year, today.year + 9):
-        try:
-            candidate = datetime.date(year, month, day)
-        except ValueError:
-            continue
-        if candidate >= today:
-            return candidate
-    return None
-
-
-def _year(text: str | None) -> int | None:
-    if not text:
-        return None
-    value = int(text)
-    return 2000 + value if value < 100 else value
-
-
-def _absolute(year: int | None, month: int, day: int, today: datetime.date) -> datetime.date | None:
-    if year is None:
-        return _next_yearly(month, day, today)
-    try:
-        return datetime.date(year, month, day)
-    except ValueError:
-        return None
 
 
 # --- vocabulary --------------------------------------------------------------------------
@@ -362,7 +302,7 @@ def _number(word: str | None) -> float | None:
 def _relative(m: re.Match[str], today: datetime.date) -> Resolved:
     if m.group("half"):
         unit, amount = _HALF_UNITS[re.sub(r"\s+", " ", fold(m.group("half")))]
-        return _shift(today, amount, unit, False), "relative"
+        return shifted(today, amount, unit, False), "relative"
     unit_word = fold(m.group("unit"))
     unit = _UNITS[unit_word]
     first, second, last = (_number(m.group(g)) for g in ("n1", "n2", "n3"))
@@ -381,18 +321,18 @@ def _relative(m: re.Match[str], today: datetime.date) -> Resolved:
     intro = fold(m.group("intro"))
     if intro == "in" and first is None:
         return None  # "in week 3", "in month" are not offsets
-    return _shift(today, amount, unit, bool(m.group("business"))), "relative"
+    return shifted(today, amount, unit, bool(m.group("business"))), "relative"
 
 
 def _day_month(m: re.Match[str], today: datetime.date) -> Resolved:
     day = int(m.group("d"))
     month = MONTHS[fold(m.group("m"))]
-    date = _absolute(_year(m.group("y")), month, day, today)
+    date = absolute_date(year_of(m.group("y")), month, day, today)
     return (date, "absolute") if date else None
 
 
 def _iso(m: re.Match[str], today: datetime.date) -> Resolved:
-    date = _absolute(int(m.group("y")), int(m.group("m")), int(m.group("d")), today)
+    date = absolute_date(int(m.group("y")), int(m.group("m")), int(m.group("d")), today)
     return (date, "absolute") if date else None
 
 
@@ -401,7 +341,7 @@ def _numeric(m: re.Match[str], today: datetime.date) -> Resolved:
     day, month = first, second
     if month > 12 and day <= 12:
         day, month = month, day  # "03/15/2027" can only be month-first
-    date = _absolute(_year(m.group("y")), month, day, today) if 1 <= month <= 12 else None
+    date = absolute_date(year_of(m.group("y")), month, day, today) if 1 <= month <= 12 else None
     return (date, "absolute") if date else None
 
 
@@ -409,7 +349,7 @@ def _numeric_no_year(m: re.Match[str], today: datetime.date) -> Resolved:
     day, month = int(m.group("d")), int(m.group("m"))
     if not 1 <= month <= 12:
         return None
-    date = _absolute(None, month, day, today)
+    date = absolute_date(None, month, day, today)
     return (date, "absolute") if date else None
 
 
@@ -419,10 +359,10 @@ def _month_only(m: re.Match[str], today: datetime.date) -> Resolved:
     if prep in ("в", "во", "у", "in", "during"):
         # "в марте": any day of March, so the deadline is its last day.
         year = today.year if month >= today.month else today.year + 1
-        return _month_end(year, month), "period_end"
+        return month_end(year, month), "period_end"
     if fold(m.group("m")) == "may" and prep in ("by",) and m.group("m").islower():
         return None  # "by may" is more often a verb than the month
-    date = _next_yearly(month, 1, today)
+    date = next_yearly(month, 1, today)
     return (date, "absolute") if date else None
 
 
@@ -433,16 +373,16 @@ def _period_end(
     if period == "week":
         return today + datetime.timedelta(days=6 - today.weekday() + 7 * ahead)
     if period == "month":
-        start = _add_months(today.replace(day=1), ahead)
-        return _month_end(start.year, start.month)
+        start = add_months(today.replace(day=1), ahead)
+        return month_end(start.year, start.month)
     if period == "quarter":
         quarter = (today.month - 1) // 3 + ahead
         year_, index = divmod(quarter, 4)
-        return _month_end(today.year + year_, index * 3 + 3)
+        return month_end(today.year + year_, index * 3 + 3)
     if period == "half":
         half = (today.month - 1) // 6 + ahead
         year_, index = divmod(half, 2)
-        return _month_end(today.year + year_, index * 6 + 6)
+        return month_end(today.year + year_, index * 6 + 6)
     return datetime.date((year or today.year) + ahead, 12, 31)
 
 
@@ -453,12 +393,12 @@ def _period_end_match(m: re.Match[str], today: datetime.date) -> Resolved:
         month = MONTHS[fold(m.group("m"))]
         if year is None:
             year = today.year if month >= today.month else today.year + 1
-        return _month_end(year, month), "period_end"
+        return month_end(year, month), "period_end"
     if m.group("q"):
         quarter = int(m.group("q"))
         if year is None:
             year = today.year if quarter * 3 >= today.month else today.year + 1
-        return _month_end(year, quarter * 3), "period_end"
+        return month_end(year, quarter * 3), "period_end"
     period = _PERIODS[fold(m.group("period"))]
     if year is not None and period != "year":
         return None
