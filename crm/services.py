@@ -16,7 +16,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from core.errors import ApplicationError, ErrorCode
@@ -34,15 +34,23 @@ from crm.card import (
     model_input,
 )
 from crm.catalogue import Catalogue
+from crm.claims import (
+    ClaimLost,
+    message_claim,
+    message_claim_locked,
+    message_claim_row,
+    message_finish,
+    message_give_up,
+    message_reading_failed,
+)
 from crm.models import InboundMessage, Lead, LeadContact, LeadType
 from crm.selectors import SOURCE_KIND, lead_catalogue, lead_labels
-from dlq.models import DeadLetter
 from dlq.services import structured_run
 from llmkit.extract import find_deadlines, find_emails, find_money, find_phones, normalise_email
 from llmkit.language import detect_language
-from llmkit.parse import FieldError, parse
+from llmkit.parse import parse
 from llmkit.structured import StructuredResult
-from webhooks.events import dead_letter_created_emit, lead_created_emit
+from webhooks.events import lead_created_emit
 
 logger = logging.getLogger(__name__)
 
@@ -157,32 +165,6 @@ def inbound_store(inbound: Inbound) -> tuple[InboundMessage, bool]:
 # --- reading ---------------------------------------------------------------------------------
 
 
-def _claim_row(
-    message_id: int, *, statuses: list[str], restart: bool = False
-) -> datetime.datetime | None:
-    """Claim a message for reading with one conditional UPDATE: read by one worker even if
-    the task runs twice. A claim older than the lease (a worker that died) is taken over.
-    Returns the claim's time (what the outcome is written under), None when not claimed.
-    Each claim counts an attempt; `restart` (a person's replay) counts from one again."""
-    now = timezone.now()
-    stale = now - datetime.timedelta(seconds=settings.CRM_MESSAGE_LEASE_S)
-    claimable = Q(status__in=statuses) | Q(
-        status=InboundMessage.Status.PROCESSING, claimed_at__lt=stale
-    )
-    claimed = InboundMessage.objects.filter(claimable, pk=message_id).update(
-        status=InboundMessage.Status.PROCESSING,
-        claimed_at=now,
-        attempts=1 if restart else F("attempts") + 1,
-    )
-    return now if claimed else None
-
-
-def _claim(message_id: int, *, statuses: list[str], restart: bool = False) -> InboundMessage | None:
-    if _claim_row(message_id, statuses=statuses, restart=restart) is None:
-        return None
-    return InboundMessage.objects.get(pk=message_id)
-
-
 def inbound_sweep_ids() -> list[int]:
     """Messages stored but never read, or claimed by a worker longer than the lease."""
     now = timezone.now()
@@ -249,33 +231,12 @@ def _nothing_to_read(message: InboundMessage) -> str:
     return "the message is empty"
 
 
-def _claim_locked(message: InboundMessage) -> None:
-    """Claim a message already locked by this transaction (a person's card for it)."""
-    message.status, message.claimed_at = InboundMessage.Status.PROCESSING, timezone.now()
-    message.save(update_fields=["status", "claimed_at"])
-
-
-class _ClaimLost(Exception):
-    pass
-
-
-def _finish(message: InboundMessage, **fields: Any) -> None:
-    """Write the message's outcome if it is still this worker's claim (raises otherwise)."""
-    done = InboundMessage.objects.filter(
-        pk=message.pk, status=InboundMessage.Status.PROCESSING, claimed_at=message.claimed_at
-    ).update(processed_at=timezone.now(), **fields)
-    if not done:
-        raise _ClaimLost
-    for name, value in fields.items():
-        setattr(message, name, value)
-
-
 def inbound_process(message_id: int) -> InboundMessage | None:
     """Read one stored message (the worker's task). A message already read is left alone.
     A reading that raises is tried again by the sweep, CRM_MESSAGE_MAX_ATTEMPTS times in
     all (claims lost with their worker count too); then the message is a dead letter, not
     a failure on every sweep."""
-    claimed_at = _claim_row(message_id, statuses=[InboundMessage.Status.RECEIVED])
+    claimed_at = message_claim_row(message_id, statuses=[InboundMessage.Status.RECEIVED])
     if claimed_at is None:
         return None
     try:
@@ -283,15 +244,15 @@ def inbound_process(message_id: int) -> InboundMessage | None:
         if message.attempts > settings.CRM_MESSAGE_MAX_ATTEMPTS:
             lost = message.attempts - 1
             reason = f"its reading was lost {lost} times (a worker died or ran out of time)"
-            if not _give_up(message_id, claimed_at=claimed_at, reason=reason):
+            if not message_give_up(message_id, claimed_at=claimed_at, reason=reason):
                 return None
             message.status = InboundMessage.Status.DEAD_LETTERED
             return message
         return _process(message)
-    except _ClaimLost:  # another worker took the message over; its result stands
+    except ClaimLost:  # another worker took the message over; its result stands
         return None
     except Exception as error:
-        if not _reading_failed(message_id, claimed_at=claimed_at, error=error):
+        if not message_reading_failed(message_id, claimed_at=claimed_at, error=error):
             raise
         logger.exception("inbound message %s dead-lettered: its reading keeps failing", message_id)
         return None
@@ -302,7 +263,7 @@ def _process(message: InboundMessage) -> InboundMessage:
     reason = _nothing_to_read(message)
     if reason:
         with transaction.atomic():
-            _finish(message, status=InboundMessage.Status.HUMAN, human_reason=reason)
+            message_finish(message, status=InboundMessage.Status.HUMAN, human_reason=reason)
         return message
     result, _ = _read(message)
     with transaction.atomic():
@@ -310,50 +271,9 @@ def _process(message: InboundMessage) -> InboundMessage:
     return message
 
 
-def _reading_failed(message_id: int, *, claimed_at: datetime.datetime, error: Exception) -> bool:
-    """After a reading that raised: on its last attempt the message becomes a dead letter
-    (True); before, the claim is given back so that the sweep queues it again (False)."""
-    mine = InboundMessage.objects.filter(
-        pk=message_id, status=InboundMessage.Status.PROCESSING, claimed_at=claimed_at
-    )
-    attempts = mine.values_list("attempts", flat=True).first()
-    if attempts is None:  # another worker has taken it over meanwhile
-        return False
-    if attempts < settings.CRM_MESSAGE_MAX_ATTEMPTS:
-        mine.update(status=InboundMessage.Status.RECEIVED, claimed_at=None)
-        return False
-    reason = f"its reading failed {attempts} times; the last time: {type(error).__name__}: {error}"
-    return _give_up(message_id, claimed_at=claimed_at, reason=reason[:1000])
-
-
-def _give_up(message_id: int, *, claimed_at: datetime.datetime, reason: str) -> bool:
-    """Dead-letter a message whose reading keeps failing, while the claim is still this
-    worker's. Its row is not loaded whole: a broken value in it may be why it fails."""
-    error = FieldError(path="$", kind="processing_failed", message=reason)
-    with transaction.atomic():
-        done = InboundMessage.objects.filter(
-            pk=message_id, status=InboundMessage.Status.PROCESSING, claimed_at=claimed_at
-        ).update(status=InboundMessage.Status.DEAD_LETTERED, processed_at=timezone.now())
-        if not done:
-            return False
-        body = InboundMessage.objects.filter(pk=message_id).values_list("body_text", flat=True)
-        letter = DeadLetter(
-            source_kind=SOURCE_KIND,
-            source_id=str(message_id),
-            schema_name=LeadCard.__name__,  # every lead type's card is named LeadCard
-            raw_input=body.first() or "",
-            errors=[error.as_dict()],
-            error_signature=error.signature,
-        )
-        letter.full_clean(exclude=["call"], validate_constraints=False)  # no model call
-        letter.save()
-        dead_letter_created_emit(letter)
-    return True
-
-
 def _settle(message: InboundMessage, result: StructuredResult, *, note: str) -> None:
     if not result.ok:
-        _finish(message, status=InboundMessage.Status.DEAD_LETTERED, model_input_note=note)
+        message_finish(message, status=InboundMessage.Status.DEAD_LETTERED, model_input_note=note)
         return
     card_apply(message, result.value, by=result.provider or "model", note=note)
 
@@ -370,13 +290,13 @@ def card_apply(
         reason = "nothing to act on: no request, product, budget, term, call-back or phone"
         if has_instructions(message.body_text):
             reason += " (it contains instructions to the machine, ignored)"
-        _finish(
+        message_finish(
             message, status=InboundMessage.Status.HUMAN, human_reason=reason,
             extracted=extracted, model_input_note=note,
         )  # fmt: skip
         return None
     lead = _lead_for(message, card, by=by, catalogue=catalogue)
-    _finish(
+    message_finish(
         message, status=InboundMessage.Status.LEAD, lead=lead, extracted=extracted,
         model_input_note=note, human_reason="",
     )  # fmt: skip
@@ -539,7 +459,7 @@ def lead_create_by_hand(*, message: InboundMessage, user: Any, data: dict[str, A
                 code=ErrorCode.CONFLICT,
             )
         known = _known_contacts(_contacts(locked, card)).exists()
-        _claim_locked(locked)
+        message_claim_locked(locked)
         lead = card_apply(locked, card, by=f"manager {user.get_username()}", force=True)
         if not known:  # a lead this made, not one it extended
             Lead.objects.filter(pk=lead.pk).update(created_by=user)
@@ -607,14 +527,16 @@ def message_answer_apply(*, message: InboundMessage, card: LeadCard) -> Lead | N
             f"this message is {locked.get_status_display()}: it has no broken card to fix",
             code=ErrorCode.CONFLICT,
         )
-    _claim_locked(locked)
+    message_claim_locked(locked)
     return card_apply(locked, card, by="manager fix", note=locked.model_input_note)
 
 
 def message_replay(*, message: InboundMessage, settle: Callable[[Any, bool], None]) -> None:
     """Read a dead-lettered message again with today's prompt and providers; `settle(call,
     ok)` runs in the transaction that writes the outcome."""
-    claimed = _claim(message.pk, statuses=[InboundMessage.Status.DEAD_LETTERED], restart=True)
+    claimed = message_claim(
+        message.pk, statuses=[InboundMessage.Status.DEAD_LETTERED], restart=True
+    )
     if claimed is None:
         raise ApplicationError(
             "this message is not dead-lettered any more: nothing to replay",
@@ -625,7 +547,7 @@ def message_replay(*, message: InboundMessage, settle: Callable[[Any, bool], Non
         with transaction.atomic():
             _settle(claimed, result, note=claimed.model_input_note)
             settle(record, result.ok)
-    except _ClaimLost:
+    except ClaimLost:
         raise ApplicationError(
             "another worker took the message over during the replay", code=ErrorCode.CONFLICT
         ) from None
