@@ -259,6 +259,14 @@ class ToolCall:
     name: str
     arguments: str
 
+    def arguments_object(self) -> Any:
+        """The arguments decoded, for the providers that send an earlier call back as an
+        object; {} when they are not JSON."""
+        try:
+            return json.loads(self.arguments or "{}")
+        except json.JSONDecodeError:
+            return {}
+
 
 @dataclass(frozen=True)
 class ToolStep:

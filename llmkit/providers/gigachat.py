@@ -18,7 +18,11 @@ from llmkit.providers.http import (
     build_verify,
     is_event_stream,
 )
-from llmkit.providers.openai_compat import ChatCompletionsStream, message_content
+from llmkit.providers.openai_compat import (
+    ChatCompletionsStream,
+    completion_from_json,
+    first_message,
+)
 from llmkit.session import current_cache_session
 from llmkit.streaming import iter_sse_data
 from llmkit.tools import ToolCall, ToolSpec, ToolStep, gigachat_functions
@@ -229,13 +233,12 @@ class GigaChatProvider:
         )
 
     def _completion_from_json(self, data: Any, deadline: Deadline) -> Completion:
-        text, usage = message_content(data, self.name)
-        return Completion(
-            text=text,
+        return completion_from_json(
+            data,
             provider=self.name,
-            model=str(data.get("model") or self.model),
-            usage=usage_from_gigachat(usage),
-            latency_s=deadline.elapsed(),
+            model=self.model,
+            usage_of=usage_from_gigachat,
+            deadline=deadline,
         )
 
     def chat_tools(
@@ -256,10 +259,7 @@ class GigaChatProvider:
             messages, temperature=temperature, max_tokens=max_tokens, schema=None, stream=False
         )
         for call, result in exchanges:
-            try:
-                arguments = json.loads(call.arguments or "{}")
-            except json.JSONDecodeError:
-                arguments = {}
+            arguments = call.arguments_object()
             body["messages"].append(
                 {"role": "assistant", "content": "",
                  "function_call": {"name": call.name, "arguments": arguments}}
@@ -281,12 +281,7 @@ class GigaChatProvider:
                 if error.status != 401 or attempt:
                     raise
                 token = self._access_token(deadline, stale=token)
-        try:
-            message = data["choices"][0]["message"]
-        except (KeyError, IndexError, TypeError) as exc:
-            raise ProviderError(
-                "bad_response", f"no choices[0].message in {str(data)[:200]!r}", provider=self.name
-            ) from exc
+        message = first_message(data, self.name)
         calls = []
         function_call = message.get("function_call")
         if isinstance(function_call, Mapping) and function_call.get("name"):

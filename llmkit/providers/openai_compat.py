@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -99,14 +99,19 @@ class ChatCompletionsStream:
             )
 
 
-def message_content(data: Any, provider: str) -> tuple[str, Mapping[str, Any]]:
-    """The first choice's text and the usage block of a non-streamed chat completion."""
+def first_message(data: Any, provider: str) -> Any:
+    """`choices[0].message` of a chat completion answer; a ProviderError when it has none."""
     try:
-        message = data["choices"][0]["message"]
+        return data["choices"][0]["message"]
     except (KeyError, IndexError, TypeError) as exc:
         raise ProviderError(
             "bad_response", f"no choices[0].message in {str(data)[:200]!r}", provider=provider
         ) from exc
+
+
+def message_content(data: Any, provider: str) -> tuple[str, Mapping[str, Any]]:
+    """The first choice's text and the usage block of a non-streamed chat completion."""
+    message = first_message(data, provider)
     content = message.get("content") if isinstance(message, Mapping) else None
     if not isinstance(content, str):
         refusal = message.get("refusal") if isinstance(message, Mapping) else None
@@ -117,6 +122,26 @@ def message_content(data: Any, provider: str) -> tuple[str, Mapping[str, Any]]:
         )
     usage = data.get("usage") if isinstance(data, Mapping) else None
     return content, usage or {}
+
+
+def completion_from_json(
+    data: Any,
+    *,
+    provider: str,
+    model: str,
+    usage_of: Callable[[Mapping[str, Any] | None], Usage],
+    deadline: Deadline,
+) -> Completion:
+    """A non-streamed chat completion answer as a Completion; `usage_of` reads the usage
+    block the way the provider reports it (OpenAI-compatible servers, GigaChat)."""
+    text, usage = message_content(data, provider)
+    return Completion(
+        text=text,
+        provider=provider,
+        model=str(data.get("model") or model),
+        usage=usage_of(usage),
+        latency_s=deadline.elapsed(),
+    )
 
 
 class OpenAICompatProvider:
@@ -206,13 +231,12 @@ class OpenAICompatProvider:
             data = self._http.post_json(
                 url, deadline=deadline, json_body=body, headers=self._headers()
             )
-            text, usage = message_content(data, self.name)
-            return Completion(
-                text=text,
+            return completion_from_json(
+                data,
                 provider=self.name,
-                model=str(data.get("model") or self.model),
-                usage=usage_from_openai(usage),
-                latency_s=deadline.elapsed(),
+                model=self.model,
+                usage_of=usage_from_openai,
+                deadline=deadline,
             )
 
         collected = ChatCompletionsStream(self.name)
@@ -222,13 +246,12 @@ class OpenAICompatProvider:
             if not is_event_stream(response):
                 # Some servers ignore `stream` and answer in one JSON body; take it as is.
                 data = self._http.decode_json(self._http.read_body(response, deadline))
-                text, usage = message_content(data, self.name)
-                return Completion(
-                    text=text,
+                return completion_from_json(
+                    data,
                     provider=self.name,
-                    model=str(data.get("model") or self.model),
-                    usage=usage_from_openai(usage),
-                    latency_s=deadline.elapsed(),
+                    model=self.model,
+                    usage_of=usage_from_openai,
+                    deadline=deadline,
                 )
             collected.consume(
                 iter_sse_data(self._http.iter_lines(response, deadline)), self._http.decode_json
@@ -278,12 +301,7 @@ class OpenAICompatProvider:
 
 def tool_step_from_openai(data: Any, provider: str) -> ToolStep:
     """The tool calls (or the text) of a chat completion answer."""
-    try:
-        message = data["choices"][0]["message"]
-    except (KeyError, IndexError, TypeError) as exc:
-        raise ProviderError(
-            "bad_response", f"no choices[0].message in {str(data)[:200]!r}", provider=provider
-        ) from exc
+    message = first_message(data, provider)
     calls = []
     for index, raw in enumerate(message.get("tool_calls") or []):
         function = raw.get("function") or {}

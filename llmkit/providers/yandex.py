@@ -267,10 +267,7 @@ class YandexGPTProvider:
         )
         body.pop("jsonObject", None)  # a tool step answers with calls, not a JSON object
         for call, result in exchanges:
-            try:
-                arguments = json.loads(call.arguments or "{}")
-            except json.JSONDecodeError:
-                arguments = {}
+            arguments = call.arguments_object()
             body["messages"].append(
                 {"role": "assistant", "toolCallList": {"toolCalls": [
                     {"functionCall": {"name": call.name, "arguments": arguments}}]}}
