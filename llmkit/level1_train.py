@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from llmkit.level1 import RISKS
 from llmkit.level1_model import (
     DATA_DIR,
     MANIFEST,
@@ -64,17 +65,10 @@ NONE_WEIGHT = 4.0
 # Weights smaller than this are stored as zero: the file stays small and scores move by
 # less than 1e-3 (checked by the held-out figures, which are of the pruned weights).
 PRUNE_BELOW = 0.05
-# Attack kinds the contract names; model_fingerprinting ("which model are you?") is a
-# client's fair question in a chat, labelled attack by its source only, so it trains as none.
-ATTACK_KINDS = (
-    "prompt_extraction",
-    "instruction_override",
-    "jailbreak",
-    "obfuscation",
-    "data_exfiltration",
-    "tool_abuse",
-    "other_injection",
-)
+# Attack kinds the contract (level1's Risk) names; model_fingerprinting ("which model are
+# you?") is a client's fair question in a chat, labelled attack by its source only, so it
+# trains as none.
+ATTACK_KINDS = tuple(risk for risk in RISKS if risk != "none")
 CLASSES = ("none", *ATTACK_KINDS)
 
 
