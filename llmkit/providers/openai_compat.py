@@ -212,6 +212,15 @@ class OpenAICompatProvider:
             body["stream_options"] = {"include_usage": True}
         return body
 
+    def _completion_from_json(self, data: Any, deadline: Deadline) -> Completion:
+        return completion_from_json(
+            data,
+            provider=self.name,
+            model=self.model,
+            usage_of=usage_from_openai,
+            deadline=deadline,
+        )
+
     def chat(
         self,
         messages: Sequence[Message],
@@ -231,13 +240,7 @@ class OpenAICompatProvider:
             data = self._http.post_json(
                 url, deadline=deadline, json_body=body, headers=self._headers()
             )
-            return completion_from_json(
-                data,
-                provider=self.name,
-                model=self.model,
-                usage_of=usage_from_openai,
-                deadline=deadline,
-            )
+            return self._completion_from_json(data, deadline)
 
         collected = ChatCompletionsStream(self.name)
         with self._http.open_stream(
@@ -246,13 +249,7 @@ class OpenAICompatProvider:
             if not is_event_stream(response):
                 # Some servers ignore `stream` and answer in one JSON body; take it as is.
                 data = self._http.decode_json(self._http.read_body(response, deadline))
-                return completion_from_json(
-                    data,
-                    provider=self.name,
-                    model=self.model,
-                    usage_of=usage_from_openai,
-                    deadline=deadline,
-                )
+                return self._completion_from_json(data, deadline)
             collected.consume(
                 iter_sse_data(self._http.iter_lines(response, deadline)), self._http.decode_json
             )
