@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from llmkit.prompt import stable_json
+
 logger = logging.getLogger(__name__)
 
 # What a result may take in a prompt, in characters, unless its tool says otherwise.
@@ -89,10 +91,6 @@ def canonical_arguments(arguments: dict[str, Any]) -> str:
     return json.dumps(arguments, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
-
-
 def truncate_items(result: dict[str, Any], items: str, budget_chars: int) -> tuple[str, int, int]:
     """The result rendered with as many whole items of its `items` list as fit the budget
     (a binary search on the count: rendering is monotone in it), and the note when cut.
@@ -101,7 +99,7 @@ def truncate_items(result: dict[str, Any], items: str, budget_chars: int) -> tup
     total = len(entries)
 
     def render(count: int) -> str:
-        text = _dump({**result, items: entries[:count]})
+        text = stable_json({**result, items: entries[:count]})
         if count < total:
             text += "\n" + TRUNCATION_NOTE.format(shown=count, total=total)
         return text
@@ -196,7 +194,7 @@ class ToolSession:
                 dumped, tool.items, tool.budget_chars
             )
         else:
-            outcome.text = _dump(dumped)
+            outcome.text = stable_json(dumped)
         self._cache[key] = outcome
         self._used.add(name)
         return self._record(outcome, via)
