@@ -12,12 +12,18 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from core.leases import lease_claim, lease_settle
 from crm.card import LeadCard
 from crm.models import InboundMessage
 from crm.selectors import SOURCE_KIND
 from dlq.models import DeadLetter
 from llmkit.parse import FieldError
 from webhooks.events import dead_letter_created_emit
+
+
+def message_lease() -> datetime.timedelta:
+    """How long a worker's claim on a message holds (its call budget and a margin)."""
+    return datetime.timedelta(seconds=settings.CRM_MESSAGE_LEASE_S)
 
 
 def message_claim_row(
@@ -28,13 +34,12 @@ def message_claim_row(
     Returns the claim's time (what the outcome is written under), None when not claimed.
     Each claim counts an attempt; `restart` (a person's replay) counts from one again."""
     now = timezone.now()
-    stale = now - datetime.timedelta(seconds=settings.CRM_MESSAGE_LEASE_S)
-    claimable = Q(status__in=statuses) | Q(
-        status=InboundMessage.Status.PROCESSING, claimed_at__lt=stale
-    )
-    claimed = InboundMessage.objects.filter(claimable, pk=message_id).update(
-        status=InboundMessage.Status.PROCESSING,
-        claimed_at=now,
+    claimed = lease_claim(
+        InboundMessage.objects.filter(pk=message_id),
+        claimable=Q(status__in=statuses),
+        working=InboundMessage.Status.PROCESSING,
+        lease=message_lease(),
+        now=now,
         attempts=1 if restart else F("attempts") + 1,
     )
     return now if claimed else None
@@ -60,9 +65,13 @@ class ClaimLost(Exception):
 
 def message_finish(message: InboundMessage, **fields: Any) -> None:
     """Write the message's outcome if it is still this worker's claim (raises otherwise)."""
-    done = InboundMessage.objects.filter(
-        pk=message.pk, status=InboundMessage.Status.PROCESSING, claimed_at=message.claimed_at
-    ).update(processed_at=timezone.now(), **fields)
+    done = lease_settle(
+        InboundMessage.objects.filter(pk=message.pk),
+        working=InboundMessage.Status.PROCESSING,
+        claim=message.claimed_at,
+        processed_at=timezone.now(),
+        **fields,
+    )
     if not done:
         raise ClaimLost
     for name, value in fields.items():
@@ -92,9 +101,13 @@ def message_give_up(message_id: int, *, claimed_at: datetime.datetime, reason: s
     worker's. Its row is not loaded whole: a broken value in it may be why it fails."""
     error = FieldError(path="$", kind="processing_failed", message=reason)
     with transaction.atomic():
-        done = InboundMessage.objects.filter(
-            pk=message_id, status=InboundMessage.Status.PROCESSING, claimed_at=claimed_at
-        ).update(status=InboundMessage.Status.DEAD_LETTERED, processed_at=timezone.now())
+        done = lease_settle(
+            InboundMessage.objects.filter(pk=message_id),
+            working=InboundMessage.Status.PROCESSING,
+            claim=claimed_at,
+            status=InboundMessage.Status.DEAD_LETTERED,
+            processed_at=timezone.now(),
+        )
         if not done:
             return False
         body = InboundMessage.objects.filter(pk=message_id).values_list("body_text", flat=True)

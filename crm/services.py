@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from core.errors import ApplicationError, ErrorCode
 from core.input import datetime_problem, text_clean, text_problem
+from core.leases import lease_lapsed
 from core.queueing import queue_after_commit
 from crm.card import (
     LeadCall,
@@ -41,6 +42,7 @@ from crm.claims import (
     message_claim_row,
     message_finish,
     message_give_up,
+    message_lease,
     message_reading_failed,
 )
 from crm.models import InboundMessage, Lead, LeadContact, LeadType
@@ -168,12 +170,11 @@ def inbound_store(inbound: Inbound) -> tuple[InboundMessage, bool]:
 def inbound_sweep_ids() -> list[int]:
     """Messages stored but never read, or claimed by a worker longer than the lease."""
     now = timezone.now()
-    stale = now - datetime.timedelta(seconds=settings.CRM_MESSAGE_LEASE_S)
     forgotten = now - datetime.timedelta(seconds=60)
+    lapsed = lease_lapsed(working=InboundMessage.Status.PROCESSING, lease=message_lease(), now=now)
     return list(
         InboundMessage.objects.filter(
-            Q(status=InboundMessage.Status.RECEIVED, created_at__lt=forgotten)
-            | Q(status=InboundMessage.Status.PROCESSING, claimed_at__lt=stale)
+            Q(status=InboundMessage.Status.RECEIVED, created_at__lt=forgotten) | lapsed
         )
         .order_by("id")
         .values_list("id", flat=True)[:1000]

@@ -24,6 +24,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from core.errors import ApplicationError, ErrorCode
+from core.leases import lease_claim, lease_held, lease_lapsed, lease_settle
 from core.queueing import queue_after_commit
 from webhooks.models import EVENT_KINDS, WebhookAttempt, WebhookDelivery, WebhookSubscription
 from webhooks.signing import sign
@@ -114,13 +115,12 @@ def _queue(delivery_id: int, *, countdown: float | None = None) -> None:
 def _claim(delivery_id: int, *, now: datetime.datetime) -> bool:
     """Take the delivery for sending: due and waiting, or held by a worker whose lease ran
     out. One conditional UPDATE, so of two workers (or a task run twice) one sends."""
-    stale = now - webhook_sending_lease()
-    return bool(
-        WebhookDelivery.objects.filter(
-            Q(status__in=DUE, next_attempt_at__lte=now)
-            | Q(status=Status.SENDING, claimed_at__lt=stale),
-            pk=delivery_id,
-        ).update(status=Status.SENDING, claimed_at=now)
+    return lease_claim(
+        WebhookDelivery.objects.filter(pk=delivery_id),
+        claimable=Q(status__in=DUE, next_attempt_at__lte=now),
+        working=Status.SENDING,
+        lease=webhook_sending_lease(),
+        now=now,
     )
 
 
@@ -289,9 +289,12 @@ def webhook_deliver_run(delivery_id: int) -> WebhookDelivery | None:
         )
         # Only while the claim is still ours: a worker that outlived its lease was replaced,
         # and the replacement's outcome stands.
-        settled = WebhookDelivery.objects.filter(
-            pk=delivery.pk, status=Status.SENDING, claimed_at=now
-        ).update(**fields)
+        settled = lease_settle(
+            WebhookDelivery.objects.filter(pk=delivery.pk),
+            working=Status.SENDING,
+            claim=now,
+            **fields,
+        )
         if settled and backoff_s is not None:
             _queue(delivery.pk, countdown=backoff_s)
     if not settled:
@@ -307,7 +310,8 @@ def webhook_redeliver(*, delivery: WebhookDelivery, user: Any) -> WebhookDeliver
     with transaction.atomic():
         locked = WebhookDelivery.objects.select_for_update().get(pk=delivery.pk)
         now = timezone.now()
-        if locked.status == Status.SENDING and locked.claimed_at > now - webhook_sending_lease():
+        sending = locked.status == Status.SENDING
+        if sending and lease_held(locked.claimed_at, lease=webhook_sending_lease(), now=now):
             raise ApplicationError(
                 "this delivery is being sent right now; try again shortly",
                 code=ErrorCode.CONFLICT,
@@ -337,7 +341,7 @@ def webhooks_due_ids(*, now: datetime.datetime | None = None) -> list[int]:
     return list(
         WebhookDelivery.objects.filter(
             Q(status__in=DUE, next_attempt_at__lte=now - grace)
-            | Q(status=Status.SENDING, claimed_at__lt=now - webhook_sending_lease())
+            | lease_lapsed(working=Status.SENDING, lease=webhook_sending_lease(), now=now)
         )
         .order_by("next_attempt_at")
         .values_list("pk", flat=True)[:1000]
