@@ -232,7 +232,7 @@ def _nothing_to_read(message: InboundMessage) -> str:
     return "the message is empty"
 
 
-def inbound_process(message_id: int) -> InboundMessage | None:
+def inbound_read(message_id: int) -> InboundMessage | None:
     """Read one stored message (the worker's task). A message already read is left alone.
     A reading that raises is tried again by the sweep, CRM_MESSAGE_MAX_ATTEMPTS times in
     all (claims lost with their worker count too); then the message is a dead letter, not

@@ -9,8 +9,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.utils import timezone
 
-from crm.services import inbound_from_mail, inbound_store, inbound_sweep_ids
-from crm.services import inbound_process as inbound_process_service
+from crm.services import inbound_from_mail, inbound_read, inbound_store, inbound_sweep_ids
 
 logger = logging.getLogger(__name__)
 
@@ -18,7 +17,7 @@ logger = logging.getLogger(__name__)
 @shared_task
 def inbound_process(message_id: int) -> str | None:
     """Read one stored message into a lead card; returns the message's new status."""
-    message = inbound_process_service(message_id)
+    message = inbound_read(message_id)
     return message.status if message else None
 
 

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from crm.models import InboundMessage
-from crm.services import Inbound, inbound_process, inbound_store, inbound_sweep_ids
+from crm.services import Inbound, inbound_read, inbound_store, inbound_sweep_ids
 from dlq.models import DeadLetter
 from dlq.services import dead_letter_replay_run
 
@@ -46,7 +46,7 @@ def test_a_claim_lost_below_the_limit_is_read_again(settings):
     message = _stored()
     _claimed_by_a_dead_worker(message, attempts=2)
     assert message.pk in inbound_sweep_ids()
-    inbound_process(message.pk)
+    inbound_read(message.pk)
     message.refresh_from_db()
     assert (message.status, message.attempts) == (Status.LEAD, 3)
     assert not DeadLetter.objects.exists()
@@ -58,7 +58,7 @@ def test_a_message_lost_with_its_worker_too_often_becomes_a_dead_letter_and_repl
     settings.CRM_MESSAGE_MAX_ATTEMPTS = 3
     message = _stored()
     _claimed_by_a_dead_worker(message, attempts=3)
-    inbound_process(message.pk)  # the fourth claim reads nothing: it gives up
+    inbound_read(message.pk)  # the fourth claim reads nothing: it gives up
     message.refresh_from_db()
     assert (message.status, message.lead) == (Status.DEAD_LETTERED, None)
     letter = DeadLetter.objects.get()
@@ -107,11 +107,11 @@ def test_a_stored_date_python_cannot_read_fails_a_few_times_then_is_a_dead_lette
     _store_out_of_python_range(message)
     for attempt in (1, 2):
         with pytest.raises(Exception, match="year"):
-            inbound_process(message.pk)
+            inbound_read(message.pk)
         # Given back to the sweep, not stuck in its claim until the lease runs out.
         assert _state(message) == (Status.RECEIVED, attempt)
         assert message.pk in inbound_sweep_ids()
-    assert inbound_process(message.pk) is None  # the third failure: no exception, a letter
+    assert inbound_read(message.pk) is None  # the third failure: no exception, a letter
     assert _state(message) == (Status.DEAD_LETTERED, 3)
     letter = DeadLetter.objects.get(source_kind="inbound_message", source_id=str(message.pk))
     assert letter.error_signature == "$: processing_failed"

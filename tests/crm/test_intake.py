@@ -13,7 +13,7 @@ from django.utils import timezone
 from core.errors import ApplicationError
 from crm.models import InboundMessage, Lead, LeadContact
 from crm.services import (
-    inbound_process,
+    inbound_read,
     lead_create_by_hand,
     lead_start_briefing,
 )
@@ -61,7 +61,7 @@ def test_the_same_message_twice_is_stored_and_read_once(receive):
     assert InboundMessage.objects.count() == 1
     assert Lead.objects.count() == 1
     # The task delivered twice reads nothing twice.
-    assert inbound_process(first.pk) is None
+    assert inbound_read(first.pk) is None
 
 
 def test_a_known_phone_or_email_attaches_to_the_lead_with_history(receive):
@@ -268,10 +268,10 @@ def test_a_claim_of_a_dead_worker_is_taken_over_but_a_live_one_is_not(receive, s
     InboundMessage.objects.filter(pk=message.pk).update(
         status=Status.PROCESSING, claimed_at=timezone.now(), lead=None
     )
-    assert inbound_process(message.pk) is None  # a live claim: left to its worker
+    assert inbound_read(message.pk) is None  # a live claim: left to its worker
     stale = timezone.now() - datetime.timedelta(seconds=settings.CRM_MESSAGE_LEASE_S + 1)
     InboundMessage.objects.filter(pk=message.pk).update(claimed_at=stale)
-    assert inbound_process(message.pk).status == Status.LEAD
+    assert inbound_read(message.pk).status == Status.LEAD
 
 
 def test_a_hand_made_card_reads_phones_as_typed_and_extends_a_known_client(receive, manager):
