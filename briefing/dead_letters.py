@@ -8,6 +8,7 @@ from typing import Any
 
 from django.urls import reverse
 
+from briefing.access import projects_for_user
 from briefing.agents import stage_answer_check
 from briefing.models import Turn
 from briefing.orchestrator import turn_answer_apply, turn_replay
@@ -41,6 +42,13 @@ def _turn_link(turn: Turn) -> SourceLink:
 
 
 class BriefingTurnSource:
+    def readable_by(self, letter: DeadLetter, user: Any) -> bool:
+        """A producer reads the dead letters of the turns of briefings they can see."""
+        turn_id = letter.source_id if letter.source_id.isdigit() else None
+        return turn_id is not None and (
+            Turn.objects.filter(pk=turn_id, project__in=projects_for_user(user)).exists()
+        )
+
     def link(self, letter: DeadLetter) -> SourceLink | None:
         try:
             turn = _turn(letter)

@@ -41,6 +41,9 @@ class DeadLetterSource(Protocol):
         transaction that marks the letter fixed; raises ApplicationError when the effect
         happened already (applying twice must not act twice)."""
 
+    # Optional: `readable_by(letter, user) -> bool`, who without the review permission may
+    # read a letter (a producer, the letters of their own briefing).
+
     def replay(self, letter: DeadLetter, settle: ReplaySettle) -> None:
         """Run the original input again through today's prompts and providers; apply the
         answer when it parses and call `settle` in the same transaction. Raises
@@ -87,3 +90,11 @@ def dead_letter_source(letter: DeadLetter) -> DeadLetterSource:
 
 def dead_letter_supports_actions(letter: DeadLetter) -> bool:
     return letter.source_kind in _SOURCES
+
+
+def dead_letter_readable_by(letter: DeadLetter, user: Any) -> bool:
+    """Whether `user`, who may not review dead letters, may still read `letter`: its source
+    says (a producer reads the letters of their own briefings' turns); by default nobody."""
+    source = _SOURCES.get(letter.source_kind)
+    readable = getattr(source, "readable_by", None)
+    return bool(readable and readable(letter, user))

@@ -32,7 +32,12 @@ from dlq.selectors import (
     dead_letter_groups,
     dead_letters_filtered,
 )
-from dlq.sources import dead_letter_links, dead_letter_source, dead_letter_supports_actions
+from dlq.sources import (
+    dead_letter_links,
+    dead_letter_readable_by,
+    dead_letter_source,
+    dead_letter_supports_actions,
+)
 
 VIEW_LETTERS = "dlq.view_deadletter"
 CHANGE_LETTERS = "dlq.change_deadletter"
@@ -50,18 +55,10 @@ def _get_dead_letter_for_user(request: HtmxHttpRequest, pk: int) -> DeadLetter:
 
 
 def _own_briefing_letter(request: HtmxHttpRequest, pk: int) -> DeadLetter:
-    from briefing.access import projects_for_user
-    from briefing.models import Turn
-
-    letter = get_object_or_404(
-        DeadLetter.objects.select_related("resolved_by", "call"),
-        pk=pk, source_kind="briefing_turn",
-    )  # fmt: skip
-    turn_id = letter.source_id if letter.source_id.isdigit() else None
-    if (
-        turn_id is None
-        or not Turn.objects.filter(pk=turn_id, project__in=projects_for_user(request.user)).exists()
-    ):
+    """A letter its source lets this user read without the review permission (a producer,
+    the letters of their own briefings' turns); any other is a 404."""
+    letter = get_object_or_404(DeadLetter.objects.select_related("resolved_by", "call"), pk=pk)
+    if not dead_letter_readable_by(letter, request.user):
         raise Http404("No such dead letter")
     return letter
 
