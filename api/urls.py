@@ -3,8 +3,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from api import views
-from studio import api as studio
+from api import studio, views
 
 LIST, DETAIL = {"get": "list"}, {"get": "retrieve"}
 
