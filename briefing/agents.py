@@ -3,7 +3,6 @@ and the rules agent's stage logic (the embedded default, no model needed)."""
 
 from __future__ import annotations
 
-import contextvars
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -12,12 +11,12 @@ from typing import Any
 from django.conf import settings
 
 from briefing.context import stage_prompt
+from briefing.dialogue import rules_reply
 from briefing.stages.base import StageSpec
 from briefing.tool_use import FINAL_ANSWER_RULES, sources_validator
 from dlq.models import StructuredCall
 from dlq.services import structured_run
 from llmkit.parse import FieldError
-from llmkit.providers.rules import RulesTurn
 from llmkit.structured import StructuredResult
 from llmkit.types import Provider
 from studio.memory import retrieval_block, snapshot_for_profile
@@ -53,12 +52,6 @@ class StageCall:
 
 # "500000", "500 000", "1 500 000" written by a person: one number each.
 _DIGIT_GROUPS = re.compile(r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?!\d)|\d+")
-
-# The rules agent runs inside the provider chain, which knows nothing of briefings; the
-# call in progress is handed to it here (a context variable: one per thread and task).
-_current_call: contextvars.ContextVar[StageCall | None] = contextvars.ContextVar(
-    "stage_call", default=None
-)
 
 
 def _lock_validator(call: StageCall):
@@ -189,35 +182,23 @@ def stage_agent_run(
         given_texts=lambda: _given_texts(call, prompt_memory=memory, retrieved=retrieved),
         language=call.language,
     )  # fmt: skip
-    token = _current_call.set(call)
-    try:
-        return structured_run(
-            messages=prompt.messages(),
-            target=call.spec.answer_model,
-            source_kind="briefing_turn",
-            source_id=source_id,
-            raw_input=raw_input,
-            validators=[_lock_validator(call), _numbers_said_validator(call), sources],
-            language=call.language,
-            max_tokens=max_tokens or settings.BRIEFING_MAX_TOKENS,
-            prompt_estimate=prompt.token_estimate(),
-            budget_s=budget_s,
-            provider=provider,
-            pool=pool,
-            session=session,
-        )
-    finally:
-        _current_call.reset(token)
-
-
-def stage_rules_responder(turn: RulesTurn) -> Mapping[str, Any] | None:
-    """The rules agent's stage logic (briefing.dialogue): take the client's answer, ask for
-    what is still missing, read the brief back before it completes. Outside a briefing call
-    it leaves the generic rules answer alone."""
-    from briefing.dialogue import rules_reply
-
-    call = _current_call.get()
-    return None if call is None else rules_reply(call)
+    return structured_run(
+        messages=prompt.messages(),
+        target=call.spec.answer_model,
+        source_kind="briefing_turn",
+        source_id=source_id,
+        raw_input=raw_input,
+        validators=[_lock_validator(call), _numbers_said_validator(call), sources],
+        language=call.language,
+        max_tokens=max_tokens or settings.BRIEFING_MAX_TOKENS,
+        prompt_estimate=prompt.token_estimate(),
+        budget_s=budget_s,
+        provider=provider,
+        pool=pool,
+        session=session,
+        # The rules agent at the chain's end answers with the stage's dialogue.
+        rules_responder=lambda _turn: rules_reply(call),
+    )
 
 
 def stage_answer_check(*, turn, raw: str):

@@ -231,9 +231,6 @@ LLM_STREAM = env_bool("LLM_STREAM", default=True)
 # A claim on work that calls a model (a turn, an inbound message) lasts its model budget plus
 # this much (the guard, the pre-parse, the database writes); after that it counts as lost.
 LLM_LEASE_MARGIN_S = env_float("LLM_LEASE_MARGIN_S", 30.0)
-# The rules agent's domain logic, asked in order; each answers only its own calls (a
-# briefing stage's questions, a lead card's reading).
-LLM_RULES_RESPONDERS = ["briefing.agents.stage_rules_responder", "crm.card.lead_rules_responder"]
 # Model pools, each its own failover chain, cheap first: "fast=yandex-lite,local,rules;
 # strong=gigachat-max,rules". Level 1's complexity picks the pool, an escalation the last;
 # empty: LLM_PROVIDERS serves every call. Routes, caps per level (simple/medium/complex):

@@ -3,14 +3,12 @@ card must pass, and the rules agent's reading when no model is configured."""
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import datetime
 import functools
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -26,7 +24,7 @@ from llmkit.guard.ukrainian import UK_IGNORE
 from llmkit.language import language_name
 from llmkit.parse import FieldError
 from llmkit.prompt import Prompt, PromptBlock, build_prompt, stable_json
-from llmkit.providers.rules import RulesTurn
+from llmkit.providers.rules import Responder, RulesTurn
 
 SCHEMA_NAME = "LeadCard"
 SUMMARY_MAX = 200
@@ -139,11 +137,6 @@ class LeadCall:
     language: str
     today: datetime.date
     catalogue: Catalogue
-
-
-_current_call: contextvars.ContextVar[LeadCall | None] = contextvars.ContextVar(
-    "lead_call", default=None
-)
 
 
 @functools.lru_cache(maxsize=8)
@@ -441,14 +434,18 @@ def lead_read(
     }
 
 
-def lead_rules_responder(turn: RulesTurn) -> Mapping[str, Any] | None:
-    """The rules agent's answer for a lead card call; None for any other call."""
-    call = _current_call.get()
-    if call is None or turn.schema is None or turn.schema.get("title") != SCHEMA_NAME:
-        return None
-    return lead_read(
-        call.full_text, today=call.today, language=call.language, catalogue=call.catalogue
-    )
+def lead_rules_responder(call: LeadCall) -> Responder:
+    """The rules agent's answer for `call`'s lead card (read by code from the whole message);
+    for a request of another schema it leaves the generic rules answer alone."""
+
+    def respond(turn: RulesTurn) -> Mapping[str, Any] | None:
+        if turn.schema is None or turn.schema.get("title") != SCHEMA_NAME:
+            return None
+        return lead_read(
+            call.full_text, today=call.today, language=call.language, catalogue=call.catalogue
+        )
+
+    return respond
 
 
 # --- checks of a model's card -----------------------------------------------------------------
@@ -553,13 +550,3 @@ def card_is_empty(card: LeadCard, catalogue: Catalogue) -> bool:
         and not card.needs_call_back
         and not card.phones
     )
-
-
-@contextlib.contextmanager
-def lead_call_context(call: LeadCall) -> Iterator[LeadCall]:
-    """Make `call` the current lead call (for the rules agent) within a `with` block."""
-    token = _current_call.set(call)
-    try:
-        yield call
-    finally:
-        _current_call.reset(token)

@@ -28,9 +28,9 @@ from crm.card import (
     LeadCard,
     card_is_empty,
     has_instructions,
-    lead_call_context,
     lead_card_model,
     lead_prompt,
+    lead_rules_responder,
     lead_validators,
     model_input,
 )
@@ -208,18 +208,18 @@ def _read(message: InboundMessage) -> tuple[StructuredResult, Any]:
         subject=message.subject, text=call.text, sender=message.sender, language=call.language,
         catalogue=call.catalogue,
     )  # fmt: skip
-    with lead_call_context(call):
-        return structured_run(
-            messages=prompt.messages(),
-            target=lead_card_model(call.catalogue),
-            source_kind=SOURCE_KIND,
-            source_id=str(message.pk),
-            raw_input=message.body_text,
-            validators=[lead_validators(call)],
-            language=call.language,
-            max_tokens=settings.CRM_MAX_TOKENS,
-            prompt_estimate=prompt.token_estimate(),
-        )
+    return structured_run(
+        messages=prompt.messages(),
+        target=lead_card_model(call.catalogue),
+        source_kind=SOURCE_KIND,
+        source_id=str(message.pk),
+        raw_input=message.body_text,
+        validators=[lead_validators(call)],
+        language=call.language,
+        max_tokens=settings.CRM_MAX_TOKENS,
+        prompt_estimate=prompt.token_estimate(),
+        rules_responder=lead_rules_responder(call),
+    )
 
 
 def _nothing_to_read(message: InboundMessage) -> str:

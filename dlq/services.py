@@ -15,7 +15,6 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-from django.utils.module_loading import import_string
 
 from core.errors import ApplicationError, ErrorCode
 from core.queueing import queue_after_commit
@@ -26,7 +25,7 @@ from llmkit.config import chain_from_env
 from llmkit.fields import StructuredModel
 from llmkit.parse import FieldError, ParseOutcome, SemanticValidator, Target
 from llmkit.pools import PoolSet, pools_from_env
-from llmkit.providers.rules import RulesTurn
+from llmkit.providers.rules import Responder, rules_answering
 from llmkit.session import cache_session, cache_worthy
 from llmkit.structured import StructuredResult, run_structured
 from llmkit.types import Message, Provider
@@ -40,12 +39,7 @@ def llm_chain() -> Provider:
     environ = dict(os.environ)
     environ.setdefault("LLM_PROVIDERS", ",".join(settings.LLM_PROVIDERS))
     environ.setdefault("LLM_CALL_BUDGET_S", str(settings.LLM_CALL_BUDGET_S))
-    responders = [import_string(path) for path in settings.LLM_RULES_RESPONDERS]
-
-    def rules_responder(turn: RulesTurn) -> Mapping[str, Any] | None:
-        return next((a for a in (r(turn) for r in responders) if a is not None), None)
-
-    return chain_from_env(environ, rules_responder=rules_responder)
+    return chain_from_env(environ)
 
 
 @functools.cache
@@ -57,7 +51,7 @@ def llm_pools() -> PoolSet | None:
     for name in ("LLM_POOL_ROUTES", "LLM_TURN_CALL_CAPS", "LLM_TURN_TOKEN_CAPS"):
         environ[name] = getattr(settings, name)
     environ.setdefault("LLM_CALL_BUDGET_S", str(settings.LLM_CALL_BUDGET_S))
-    # The rules agent with the apps' responders, as the single chain has it.
+    # The same rules agent as the single chain's (a call gives it its own responder).
     rules = getattr(llm_chain(), "providers", [None])[-1]
     return pools_from_env(environ, rules_provider=rules)
 
@@ -177,6 +171,7 @@ def structured_run(
     stream: bool | None = None,
     pool: str = "",
     session: str = "",
+    rules_responder: Responder | None = None,
 ) -> tuple[StructuredResult, StructuredCall]:
     """Run a structured call through the configured chain (or `provider`) and record it.
 
@@ -188,12 +183,18 @@ def structured_run(
     `pool` names the pool whose chain is `provider` and `session` the conversation (the
     cost ledger's keys); the session goes to the providers that cache per session only when
     the prompt's stable prefix is worth a cache write (LLM_CACHE_MIN_TOKENS).
+    `rules_responder` is the caller's own logic for the rules agent at the chain's end (a
+    stage's dialogue, a lead card's reading); without it the rules agent fills the schema
+    from the extractors.
     """
     budget = settings.LLM_CALL_BUDGET_S
+    chain = provider or llm_chain()
+    if rules_responder is not None:
+        chain = rules_answering(chain, rules_responder)
     worthy = cache_worthy(prompt_estimate[0], settings.LLM_CACHE_MIN_TOKENS)
     with cache_session(session if worthy else None):
         result = run_structured(
-            provider or llm_chain(),
+            chain,
             messages,
             target,
             validators=validators,

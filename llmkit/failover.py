@@ -166,6 +166,17 @@ class FailoverChain:
     def __repr__(self) -> str:
         return f"FailoverChain({self.model}, budget_s={self.budget_s})"
 
+    def with_last(self, provider: Provider) -> FailoverChain:
+        """This chain with its last link replaced (the rules agent answering one call's own
+        way); the other links, every circuit breaker, the budget and the clock are shared."""
+        return FailoverChain(
+            [*self.providers[:-1], provider],
+            budget_s=self.budget_s,
+            breakers=self.breakers,
+            clock=self._clock,
+            sleep=self._sleep,
+        )
+
     @property
     def last_attempts(self) -> list[Attempt]:
         """The attempts of this thread's most recent call (successful or not)."""

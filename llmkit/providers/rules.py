@@ -358,6 +358,10 @@ class RulesProvider:
         self.today = today
         self.region = region
 
+    def answering(self, responder: Responder) -> RulesProvider:
+        """The same rules agent answering with `responder` (one call's own logic)."""
+        return RulesProvider(responder=responder, today=self.today, region=self.region)
+
     def chat(
         self,
         messages: Sequence[Message],
@@ -428,4 +432,17 @@ def _with_filled(turn: RulesTurn, filled: Any) -> RulesTurn:
     return replace(turn, filled=filled)
 
 
-__all__ = ["Responder", "RulesProvider", "RulesTurn", "guess_language"]
+def rules_answering(provider: Any, responder: Responder) -> Any:
+    """`provider` with its rules agent answering through `responder`, for one call: the rules
+    agent itself, or a failover chain ending with it (its other links and their circuit
+    breakers are the chain's own). Any other provider is returned as it is."""
+    from llmkit.failover import FailoverChain
+
+    if isinstance(provider, RulesProvider):
+        return provider.answering(responder)
+    if isinstance(provider, FailoverChain) and isinstance(provider.providers[-1], RulesProvider):
+        return provider.with_last(provider.providers[-1].answering(responder))
+    return provider
+
+
+__all__ = ["Responder", "RulesProvider", "RulesTurn", "guess_language", "rules_answering"]

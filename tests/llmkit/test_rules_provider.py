@@ -323,3 +323,31 @@ def test_it_never_raises_and_always_answers_json(text: str, schema: dict) -> Non
     assert completion.usage == Usage()
     # The catch-all is a last resort, not how odd schemas are handled.
     assert errors.records == []
+
+
+def test_a_call_gives_the_rules_agent_its_own_responder_and_the_chain_stays_shared():
+    """rules_answering: the chain's last link answers one call's way; the other links and the
+    circuit breakers are the same objects, and the chain itself is left as it was."""
+    from llmkit.failover import FailoverChain
+    from llmkit.providers.rules import rules_answering
+
+    class Down:
+        name, model = "down", "down-1"
+
+        def chat(self, messages, **kwargs):
+            from llmkit.types import ProviderError
+
+            raise ProviderError("unavailable", "down")
+
+    base = FailoverChain([Down(), RulesProvider()], budget_s=5)
+    schema = {"title": "Answer", "type": "object", "properties": {"answer": {"type": "string"}}}
+    ask = [Message("user", "hello")]
+    mine = rules_answering(base, lambda turn: {"answer": "mine"})
+    theirs = rules_answering(base, lambda turn: {"answer": "theirs"})
+    assert json.loads(mine.chat(ask, schema=schema).text) == {"answer": "mine"}
+    assert json.loads(theirs.chat(ask, schema=schema).text) == {"answer": "theirs"}
+    assert mine.providers[0] is base.providers[0]
+    assert mine.breakers == base.breakers
+    assert base.providers[-1].responder is None  # the shared chain answers generically
+    plain = rules_answering(RulesProvider(), lambda turn: {"answer": "alone"})
+    assert json.loads(plain.chat(ask, schema=schema).text) == {"answer": "alone"}
