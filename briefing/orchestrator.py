@@ -9,18 +9,25 @@ import contextlib
 import dataclasses
 import datetime
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from briefing.agents import StageCall, stage_agent_run
 from briefing.brief import Brief, brief_markdown
-from briefing.inbox import inbox_refresh
+from briefing.inbox import (
+    inbox_columns,
+    inbox_dead_letters_refresh,
+    inbox_refresh,
+    inbox_turn_processed,
+    project_lock,
+)
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.reading import reading_apply, reading_meta, turn_read
 from briefing.routing import (
@@ -29,11 +36,12 @@ from briefing.routing import (
     stage_call_options,
     turn_route_decide,
 )
-from briefing.services import _next_seq, spec_for
+from briefing.services import spec_for
 from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.registry import stages_for
 from briefing.texts import text as code_text
 from briefing.tool_use import memory_prefill, turn_tools_run
+from dlq.models import StructuredCall
 from llmkit.guard import guard_check, guard_reply
 from llmkit.language import detect_language
 from llmkit.parse import FieldError, as_target
@@ -780,21 +788,20 @@ def _commit(work: _TurnWork) -> None:
 @transaction.atomic
 def _write(work: _TurnWork) -> None:
     # The claim is checked and released by one conditional UPDATE, which also locks the turn.
+    turn = work.turn
+    turn.status, turn.processed_at = work.turn_status, timezone.now()
     finished = Turn.objects.filter(
-        pk=work.turn.pk, status=Turn.Status.PROCESSING, claimed_at=work.turn.claimed_at
+        pk=turn.pk, status=Turn.Status.PROCESSING, claimed_at=turn.claimed_at
     ).update(
-        status=work.turn_status, stage_key=work.turn.stage_key, meta=work.turn.meta,
-        processed_at=timezone.now(),
+        status=turn.status, stage_key=turn.stage_key, meta=turn.meta,
+        processed_at=turn.processed_at,
     )  # fmt: skip
     if not finished:
         raise _ClaimLost
     project = work.project
-    # The UPDATE locks the project row until commit, so reply numbers cannot collide.
-    Project.objects.filter(pk=project.pk).update(
-        language=project.language, status=project.status, brief=project.brief,
-        summary_markdown=project.summary_markdown, completed_at=project.completed_at,
-        profile={s.key: s.fields for s in work.stages}, updated_at=timezone.now(),
-    )  # fmt: skip
+    # The row is locked until commit, so reply numbers cannot collide; it comes with its
+    # stored inbox facts, which the turn's own changes update below.
+    locked = project_lock(project.pk)
     for stage in work.stages:
         if work.stages_before.get(stage.pk) != _stage_state(stage):
             stage.save()
@@ -805,19 +812,18 @@ def _write(work: _TurnWork) -> None:
             project=project, key=key,
             defaults={"value": value, "source": LockedEntity.Source.CLIENT},
         )  # fmt: skip
-    BriefingEvent.objects.bulk_create(
-        BriefingEvent(project=project, turn=work.turn, kind=kind, stage_key=stage_key, data=data)
+    events = BriefingEvent.objects.bulk_create(
+        BriefingEvent(project=project, turn=turn, kind=kind, stage_key=stage_key, data=data)
         for kind, stage_key, data in work.events
     )
-    seq = _next_seq(project)
     Turn.objects.bulk_create(
         Turn(
             project=project,
-            seq=seq + offset,
+            seq=locked.top_seq + 1 + offset,
             role=Turn.Role.AGENT,
             text=reply.text,
             stage_key=reply.stage_key,
-            reply_to=work.turn,
+            reply_to=turn,
             call=reply.call,
             meta=reply.meta,
         )
@@ -825,4 +831,23 @@ def _write(work: _TurnWork) -> None:
     )
     for write in work.also_write:
         write()
-    inbox_refresh(project_id=project.pk)
+    now = timezone.now()
+    facts = inbox_turn_processed(locked=locked, project=project, turn=turn, events=events, now=now)
+    kinds = Counter(kind for kind, _, _ in work.events)
+    Project.objects.filter(pk=project.pk).update(
+        language=project.language, status=project.status, brief=project.brief,
+        summary_markdown=project.summary_markdown, completed_at=project.completed_at,
+        profile={s.key: s.fields for s in work.stages}, updated_at=now,
+        lock_violations=F("lock_violations") + kinds[Kind.LOCK_VIOLATION_BLOCKED],
+        holding_replies=F("holding_replies") + kinds[Kind.HOLDING_REPLY_SENT],
+        **(inbox_columns(facts) if facts else {}),
+    )  # fmt: skip
+    if facts is None:
+        inbox_refresh(project_id=project.pk)
+    if any(_dead_lettered(reply.call) for reply in work.replies):
+        inbox_dead_letters_refresh(project_id=project.pk)
+
+
+def _dead_lettered(call: Any) -> bool:
+    """A reply's call that failed has an open dead letter, shown on the dashboard's row."""
+    return call is not None and call.outcome == StructuredCall.Outcome.FAILED
