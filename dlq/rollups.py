@@ -387,6 +387,43 @@ class RollupRange:
             groups[self._key(cell, by)].merge(replace(tally, latency_histogram={}))
         return groups
 
+    def groups(self, *groupings: tuple[str, ...]) -> list[dict[tuple, Tally]]:
+        """`group(*by)` for each of several groupings, in order. On PostgreSQL one scan of
+        the rollups answers them all (GROUPING SETS) instead of one scan each."""
+        if connection.vendor != "postgresql" or len(groupings) < 2:
+            return [self.group(*by) for by in groupings]
+        columns = sorted({name for by in groupings for name in by})
+        measures = (*MEASURES, "cost")
+        inner, params = self.rows.order_by().values(*columns, *measures).query.sql_with_params()
+        quoted = {name: connection.ops.quote_name(name) for name in (*columns, *measures)}
+        sets = ", ".join(f"({', '.join(quoted[c] for c in by)})" for by in groupings)
+        sql = (
+            f"SELECT {', '.join(quoted[c] for c in columns)}, "  # noqa: S608
+            f"{', '.join(f'GROUPING({quoted[c]})' for c in columns)}, "
+            f"{', '.join(f'SUM({quoted[m]})' for m in measures)} FROM ({inner}) cells "
+            f"GROUP BY GROUPING SETS ({sets})"
+        )
+        # GROUPING(column) is 0 where the row is grouped by that column.
+        which = {
+            tuple(0 if c in by else 1 for c in columns): index for index, by in enumerate(groupings)
+        }
+        found: list[dict[tuple, Tally]] = [defaultdict(Tally) for _ in groupings]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            for row in cursor.fetchall():
+                values = dict(zip(columns, row, strict=False))
+                flags, sums = row[len(columns) : 2 * len(columns)], row[2 * len(columns) :]
+                index = which[tuple(flags)]
+                tally = Tally(
+                    **{name: int(value or 0) for name, value in zip(MEASURES, sums, strict=False)},
+                    cost=sums[-1] or Decimal(0),
+                )
+                found[index][tuple(values[name] for name in groupings[index])].merge(tally)
+        for index, by in enumerate(groupings):
+            for cell, tally in self.pending.items():
+                found[index][self._key(cell, by)].merge(replace(tally, latency_histogram={}))
+        return found
+
     def latencies(self, *, per_day: bool) -> dict[tuple, dict[str, list[int]]]:
         """Histograms per day (key (start,)) or for the whole range (key ())."""
         merged: dict[tuple, dict[str, list[int]]] = defaultdict(dict)
