@@ -289,6 +289,8 @@ def call_rollups_fold(*, batch: int = FOLD_BATCH) -> int:
     """Fold every call not folded yet into its day and hour cells, a batch per transaction;
     returns how many were folded. Safe to run at any time and more than once at a time."""
     folded = 0
+    # Hours matter for today (and yesterday, across midnight); days are kept.
+    old_hours = timezone.now() - timedelta(days=HOUR_ROWS_KEPT_DAYS)
     while True:
         with transaction.atomic():
             _lock_folds()
@@ -299,13 +301,15 @@ def call_rollups_fold(*, batch: int = FOLD_BATCH) -> int:
             )
             if not calls:
                 break
-            _cells_write(tallies_of_calls(calls, grains=CallRollup.Grain.values))
+            cells = tallies_of_calls(calls, grains=CallRollup.Grain.values)
+            # An older call's hour cell would be deleted below: it is never written (a fold
+            # of a backlog otherwise leaves the table mostly dead rows until a vacuum).
+            hour = CallRollup.Grain.HOUR
+            _cells_write({c: t for c, t in cells.items() if c[0] != hour or c[1] >= old_hours})
             StructuredCall.objects.filter(pk__in=[c["id"] for c in calls]).update(rolled_up=True)
             folded += len(calls)
         if len(calls) < batch:
             break
-    # Hours matter for today (and yesterday, across midnight); days are kept.
-    old_hours = timezone.now() - timedelta(days=HOUR_ROWS_KEPT_DAYS)
     for model in (CallRollup, CallLatency):
         model.objects.filter(grain=CallRollup.Grain.HOUR, start__lt=old_hours).delete()
     return folded
