@@ -20,7 +20,7 @@ from llmkit.parse import FieldError
 from llmkit.providers.rules import RulesTurn
 from llmkit.structured import StructuredResult
 from llmkit.types import Provider
-from studio.memory import retrieval_block, snapshot_for_profile
+from studio.memory import SnapshotReads, retrieval_block, snapshot_for_profile
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,8 @@ class StageCall:
     closed_stages: tuple[str, ...] = ()
     # The turn's studio tools and their results (briefing.tool_use.TurnTools), if any.
     tools: Any = None
+    # The client snapshots the turn read (studio.memory.SnapshotReads), None to read afresh.
+    snapshots: SnapshotReads | None = None
 
 
 # "500000", "500 000", "1 500 000" written by a person: one number each.
@@ -170,7 +172,7 @@ def stage_agent_run(
         profile={k: v for k, v in call.profile.items() if k not in call.closed_stages},
         tool_results=_tool_blocks(call),
         final_rules=FINAL_ANSWER_RULES if call.tools is not None and call.tools.outcomes else "",
-        memory=snapshot_for_profile(call.profile),
+        memory=snapshot_for_profile(call.profile, reads=call.snapshots),
         retrieved=_retrieved(call),
     )
     sources = sources_validator(

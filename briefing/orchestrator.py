@@ -46,6 +46,7 @@ from llmkit.language import detect_language
 from llmkit.parse import FieldError, as_target
 from llmkit.pools import TurnMeter
 from llmkit.structured import StructuredResult
+from studio.memory import SnapshotReads
 from webhooks.events import brief_completed_emit
 
 Kind = BriefingEvent.Kind
@@ -184,6 +185,8 @@ class _TurnWork:
     reading: Any = None
     # The turn's studio tools (briefing.tool_use.TurnTools): run once, by the first stage call.
     tools: Any = None
+    # The client snapshots memory read this turn (each key once).
+    snapshots: SnapshotReads = field(default_factory=SnapshotReads)
 
     def earlier(self) -> list[Turn]:
         """The briefing's turns before this one, oldest first: read once a turn for the
@@ -407,7 +410,7 @@ def _run_stage(
     work: _TurnWork, stage: StageRun, *, opening: bool, holding_reply: bool = True
 ) -> tuple[StructuredResult, Any]:
     if work.tools is None:  # once per turn, before its first stage call
-        memory_prefill(stages=work.stages, event=work.event)
+        memory_prefill(stages=work.stages, event=work.event, reads=work.snapshots)
     spec = work.spec(stage)
     history = _StageHistory([], None, 0) if opening else _stage_history(work, stage)
     call = StageCall(
@@ -424,6 +427,7 @@ def _run_stage(
         reading=None if opening else work.reading,
         profile={s.key: dict(s.fields) for s in work.stages},
         closed_stages=tuple(s.key for s in work.stages if s.status == StageRun.Status.CLOSED),
+        snapshots=work.snapshots,
     )
     if work.meter is not None and not work.meter.allows():
         return _capped(work, stage)
