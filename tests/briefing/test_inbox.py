@@ -358,3 +358,36 @@ def test_the_follow_up_request_reads_as_a_line_of_the_activity(
     line = event_line(event, {}, {})
     assert line.level == "bad"
     assert "follow_up_requested" not in line.text  # a sentence, not the event's name
+
+
+def test_a_whole_conversation_keeps_the_stored_facts_without_recomputing_them(
+    project, producer, say, monkeypatch
+):
+    from pathlib import Path
+
+    import yaml
+
+    import briefing.orchestrator
+    import briefing.services
+
+    example = Path(briefing.services.__file__).parent / "examples" / "ru_orderly.yaml"
+    messages = [step["client"] for step in yaml.safe_load(example.read_text("utf-8"))["turns"]]
+    recomputed = []
+    for module in (briefing.orchestrator, briefing.services):
+        original = module.inbox_refresh
+
+        def counting(*, project_id, original=original):
+            recomputed.append(project_id)
+            return original(project_id=project_id)
+
+        monkeypatch.setattr(module, "inbox_refresh", counting)
+    for text in messages:
+        say(project, text)
+        assert stored_facts_differences() == []
+    assert fresh(project).status == Project.Status.COMPLETED
+    assert recomputed == []  # each message and turn followed from the stored facts
+    say(project, "И ещё: нужны субтитры")
+    assert fresh(project).needs_reason == "after_completion"
+    assert stored_facts_differences() == []
+    producer_message_post(project=fresh(project), text="Сделаем.", user=producer)
+    assert (fresh(project).needs_reason, fresh(project).waiting_for) == ("", "nobody")
