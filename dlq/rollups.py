@@ -432,7 +432,11 @@ class RollupRange:
         """Histograms per day (key (start,)) or for the whole range (key ())."""
         merged: dict[tuple, dict[str, list[int]]] = defaultdict(dict)
         for start, histogram in self._day_histograms():
-            histogram_merge(merged[(start,) if per_day else ()], histogram)
+            key = (start,) if per_day else ()
+            if key in merged:
+                histogram_merge(merged[key], histogram)
+            else:  # the row's histogram was just read: it becomes the key's, not a copy
+                merged[key] = histogram
         for cell, tally in self.pending.items():
             histogram_merge(merged[(cell[1],) if per_day else ()], tally.latency_histogram)
         return merged
