@@ -19,7 +19,7 @@ from dlq.services import structured_run
 from llmkit.parse import FieldError
 from llmkit.structured import StructuredResult
 from llmkit.types import Provider
-from studio.memory import retrieval_block, snapshot_for_profile
+from studio.memory import SnapshotReads, retrieval_block, snapshot_for_profile
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,8 @@ class StageCall:
     closed_stages: tuple[str, ...] = ()
     # The turn's studio tools and their results (briefing.tool_use.TurnTools), if any.
     tools: Any = None
+    # The client snapshots the turn read (studio.memory.SnapshotReads), None to read afresh.
+    snapshots: SnapshotReads | None = None
 
 
 # "500000", "500 000", "1 500 000" written by a person: one number each.
@@ -159,7 +161,7 @@ def stage_agent_run(
     what the turn has left (the call never takes more than LLM_CALL_BUDGET_S either);
     `provider`, `pool` and `max_tokens` come from the turn's route (briefing.routing),
     `session` is the briefing's ledger key."""
-    memory, retrieved = snapshot_for_profile(call.profile), _retrieved(call)
+    memory, retrieved = snapshot_for_profile(call.profile, reads=call.snapshots), _retrieved(call)
     prompt = stage_prompt(
         spec=call.spec,
         locks=call.locks,

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from briefing.access import projects_for_user
 from briefing.agents import stage_answer_check
+from briefing.inbox import inbox_dead_letters_refresh
 from briefing.models import Turn
 from briefing.orchestrator import turn_answer_apply, turn_replay
 from core.errors import ApplicationError, ErrorCode
@@ -75,3 +76,13 @@ class BriefingTurnSource:
 
     def replay(self, letter: DeadLetter, settle: ReplaySettle) -> None:
         turn_replay(turn=_turn(letter), settle=settle)
+
+    def settled(self, letter: DeadLetter) -> None:
+        """The letter was fixed, replayed or discarded: its briefing's row counts it no more."""
+        project_id = (
+            Turn.objects.filter(pk=letter.source_id).values_list("project_id", flat=True).first()
+            if letter.source_id.isdigit()
+            else None
+        )
+        if project_id is not None:
+            inbox_dead_letters_refresh(project_id=project_id)

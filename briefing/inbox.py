@@ -1,7 +1,10 @@
-"""The producer's inbox: which briefings need a person, since when and why, and how many
-client messages their producer has not read. The facts are computed from ONE briefing's rows
-and stored on it in the transaction of the change (`inbox_refresh`), so the dashboard reads a
-page of rows in index order and its idle refresh is one indexed query."""
+"""The producer's inbox: which briefings need a person, since when and why, how many client
+messages their producer has not read, and what a dashboard row flags (open dead letters,
+blocked renames, holding replies). The facts are stored on the briefing in the transaction of
+the change: a client message and a processed turn derive them from the stored ones and what
+they wrote (`inbox_turn_received`, `inbox_turn_processed`); other changes recompute them from
+ONE briefing's rows (`inbox_refresh`). The dashboard reads a page of rows in index order and
+its idle refresh is one indexed query."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import (
     Count,
     Exists,
@@ -193,15 +197,14 @@ def inbox_facts(project_id: int) -> InboxFacts:
         waiting = WaitingFor.AGENT
     else:
         waiting = WaitingFor.CLIENT
+    activity = max(filter(None, (project.last_event_at, project.updated_at)), default=None)
     return InboxFacts(
         waiting_for=waiting,
         needs_reason=reason,
         needs_since=since,
-        last_activity_at=max(
-            filter(None, (project.last_event_at, project.updated_at)), default=None
-        ),
+        last_activity_at=activity,
         unread_count=project.unread,
-        rank_and_key=_order(project, reason, since, project.last_event_at or project.updated_at),
+        rank_and_key=_order(project, reason, since, activity),
     )
 
 
@@ -227,18 +230,152 @@ def _order(project: Project, reason: str, since: Any, activity: Any) -> tuple[in
     return rank, -_micros(activity)
 
 
+def inbox_columns(facts: InboxFacts) -> dict[str, Any]:
+    """The stored columns of `facts`, for the UPDATE of the change's transaction."""
+    rank, key = facts.rank_and_key
+    return {
+        "waiting_for": facts.waiting_for, "needs_reason": facts.needs_reason,
+        "needs_since": facts.needs_since, "last_activity_at": facts.last_activity_at,
+        "unread_count": facts.unread_count, "inbox_rank": rank, "inbox_key": key,
+        "inbox_changed_at": timezone.now(),
+    }  # fmt: skip
+
+
 def inbox_refresh(*, project_id: int) -> InboxFacts:
     """Recompute one briefing's inbox facts and store them (called inside the transaction of
-    every change: a turn's end, each recorded event, a dead letter's fix or replay)."""
+    a change the stored facts cannot follow by themselves: a producer's action, a recorded
+    event, a late answer, a follow-up)."""
     facts = inbox_facts(project_id)
-    rank, key = facts.rank_and_key
-    Project.objects.filter(pk=project_id).update(
-        waiting_for=facts.waiting_for, needs_reason=facts.needs_reason,
-        needs_since=facts.needs_since, last_activity_at=facts.last_activity_at,
-        unread_count=facts.unread_count, inbox_rank=rank, inbox_key=key,
-        inbox_changed_at=timezone.now(),
-    )  # fmt: skip
+    Project.objects.filter(pk=project_id).update(**inbox_columns(facts))
     return facts
+
+
+def project_lock(project_id: int) -> Project:
+    """The briefing's row locked until commit (so turn numbers cannot collide), read with its
+    stored inbox facts and `top_seq`, its last turn's number (0 without turns): one query,
+    written out because it runs twice a turn and compiling it cost more than running it."""
+    lock = connection.ops.for_update_sql() if connection.features.has_select_for_update else ""
+    sql = (
+        "SELECT id, status, completed_at, taken_over_by_id, updated_at, needs_reason, "  # noqa: S608
+        f"needs_since, unread_count, COALESCE((SELECT MAX(seq) FROM {Turn._meta.db_table} "
+        f"WHERE project_id = %s), 0) AS top_seq FROM {Project._meta.db_table} WHERE id = %s "
+        f"{lock}"
+    )
+    found = list(Project.objects.raw(sql, [project_id, project_id]))
+    if not found:
+        raise Project.DoesNotExist(f"no briefing {project_id}")
+    return found[0]
+
+
+def inbox_turn_received(
+    *, locked: Project, turn: Turn, received_at: datetime.datetime
+) -> InboxFacts:
+    """A client message was stored (`locked`: the row read by `project_lock` before). While
+    the briefing is not completed and needs nobody or a locked value's decision, the new
+    message changes only who it waits for, its activity and its unread count; in any other
+    state the facts are recomputed. Returns what was stored, in the caller's transaction."""
+    if locked.status == Project.Status.COMPLETED or locked.needs_reason not in ("", "lock_change"):
+        return inbox_refresh(project_id=locked.pk)
+    reason = locked.needs_reason
+    since = locked.needs_since if reason else None
+    activity = max(filter(None, (received_at, locked.updated_at)))
+    if reason or locked.taken_over_by_id or locked.status == Project.Status.PAUSED:
+        waiting = WaitingFor.PRODUCER
+    else:
+        waiting = WaitingFor.AGENT  # the new message waits for its processing
+    facts = InboxFacts(
+        waiting_for=waiting, needs_reason=reason, needs_since=since, last_activity_at=activity,
+        unread_count=locked.unread_count + 1, rank_and_key=_order(locked, reason, since, activity),
+    )  # fmt: skip
+    Project.objects.filter(pk=locked.pk).update(**inbox_columns(facts))
+    return facts
+
+
+def inbox_turn_processed(
+    *,
+    locked: Project,
+    project: Project,
+    turn: Turn,
+    events: list[BriefingEvent],
+    now: datetime.datetime,
+) -> InboxFacts | None:
+    """The facts after a client turn's processing, from the stored ones (`locked`, read by
+    `project_lock` in the turn's transaction) and what the turn wrote: `project` as written
+    (its `updated_at` is `now`), `turn` with its new status and `events`. None where only
+    the briefing's rows can say: a newer message or a producer's reply arrived meanwhile, a
+    late answer to a failed turn, a client waiting while a producer holds the briefing."""
+    prior = locked.needs_reason
+    if locked.top_seq != turn.seq or prior not in ("", "lock_change", "after_completion"):
+        return None
+    completed = project.status == Project.Status.COMPLETED
+    reason, since = "", None
+    if completed:
+        if project.completed_at is None or turn.created_at > project.completed_at:
+            if prior != "after_completion":
+                return None
+            reason, since = prior, locked.needs_since
+    elif prior == "after_completion":
+        return None
+    elif turn.status == Turn.Status.FAILED:
+        reason, since = "holding_reply", turn.processed_at or turn.created_at
+    elif turn.status == Turn.Status.WAITING_PRODUCER:
+        intent = turn.meta.get("attention")
+        if not intent:
+            return None
+        reason = "complaint" if intent == "complaint" else "human_request"
+        since = turn.created_at
+    if not reason:
+        if prior == "lock_change":
+            reason, since = prior, locked.needs_since
+        else:
+            proposed = [e.created_at for e in events if e.kind == Kind.LOCK_CHANGE_PROPOSED]
+            if proposed:
+                reason, since = "lock_change", min(proposed)
+    if completed:
+        waiting = WaitingFor.PRODUCER if reason else WaitingFor.NOBODY
+    elif (
+        reason
+        or locked.taken_over_by_id
+        or project.status == Project.Status.PAUSED
+        or turn.status == Turn.Status.WAITING_PRODUCER
+    ):
+        waiting = WaitingFor.PRODUCER
+    else:
+        waiting = WaitingFor.CLIENT
+    return InboxFacts(
+        waiting_for=waiting, needs_reason=reason, needs_since=since, last_activity_at=now,
+        unread_count=locked.unread_count, rank_and_key=_order(project, reason, since, now),
+    )  # fmt: skip
+
+
+def inbox_dead_letters(project_id: int) -> dict[str, Any]:
+    """The open dead letters of the briefing's turns and the newest one: one indexed query
+    over that briefing's turns."""
+    open_ids = list(
+        Turn.objects.filter(project_id=project_id, call__dead_letter__status="open")
+        .order_by("-seq")
+        .values_list("call__dead_letter__pk", flat=True)
+    )
+    return {"open_dead_letters": len(open_ids), "open_dead_letter_id": next(iter(open_ids), None)}
+
+
+def inbox_dead_letters_refresh(*, project_id: int) -> None:
+    """Store the briefing's open dead letters (a letter of its turn was made or settled)."""
+    Project.objects.filter(pk=project_id).update(
+        **inbox_dead_letters(project_id), inbox_changed_at=timezone.now()
+    )
+
+
+def inbox_counts_refresh(*, project_id: int) -> None:
+    """Recount every flag a dashboard row shows from the briefing's rows (inbox_rebuild)."""
+    counts = BriefingEvent.objects.filter(project_id=project_id).aggregate(
+        violations=Count("pk", filter=Q(kind=Kind.LOCK_VIOLATION_BLOCKED)),
+        holding=Count("pk", filter=Q(kind=Kind.HOLDING_REPLY_SENT)),
+    )
+    Project.objects.filter(pk=project_id).update(
+        lock_violations=counts["violations"], holding_replies=counts["holding"],
+        **inbox_dead_letters(project_id), inbox_changed_at=timezone.now(),
+    )  # fmt: skip
 
 
 def inbox_mark_read(*, project: Project, user: Any) -> bool:

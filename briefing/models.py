@@ -75,6 +75,13 @@ class Project(models.Model):
     inbox_rank = models.PositiveSmallIntegerField(default=1)
     inbox_key = models.BigIntegerField(default=0)
     inbox_changed_at = models.DateTimeField(null=True, blank=True)
+    # What a dashboard row flags, kept in the transactions that change it (briefing.inbox):
+    # open dead letters of its turns (and the newest one, the row's link), blocked renames of a
+    # locked entity and holding replies sent.
+    open_dead_letters = models.PositiveIntegerField(default=0)
+    open_dead_letter_id = models.BigIntegerField(null=True, blank=True)
+    lock_violations = models.PositiveIntegerField(default=0)
+    holding_replies = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-updated_at", "-id"]

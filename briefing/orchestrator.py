@@ -5,22 +5,28 @@ only if the turn is still this worker's claim."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from briefing.agents import StageCall, stage_agent_run
 from briefing.brief import Brief, brief_markdown
-from briefing.inbox import inbox_refresh
+from briefing.inbox import (
+    inbox_columns,
+    inbox_dead_letters_refresh,
+    inbox_refresh,
+    inbox_turn_processed,
+    project_lock,
+)
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.reading import reading_apply, reading_meta, turn_read
 from briefing.routing import (
@@ -29,16 +35,18 @@ from briefing.routing import (
     stage_call_options,
     turn_route_decide,
 )
-from briefing.services import _next_seq, spec_for
+from briefing.services import spec_for
 from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.registry import stages_for
 from briefing.texts import text as code_text
 from briefing.tool_use import memory_prefill, turn_tools_run
+from dlq.models import StructuredCall
 from llmkit.guard import guard_check, guard_reply
 from llmkit.language import detect_language
 from llmkit.parse import FieldError, as_target
 from llmkit.pools import TurnMeter
 from llmkit.structured import StructuredResult
+from studio.memory import SnapshotReads
 from webhooks.events import brief_completed_emit
 
 Kind = BriefingEvent.Kind
@@ -75,6 +83,7 @@ def turn_claim_next(*, project_id: int, now: datetime.datetime) -> Turn | float 
             role=Turn.Role.CLIENT,
             status__in=[Turn.Status.RECEIVED, Turn.Status.PROCESSING],
         )
+        .select_related("project")  # read with the turn: the processing needs it
         .order_by("seq")
         .first()
     )
@@ -131,7 +140,8 @@ def project_turns_drain(*, project_id: int, time_left_s: float | None = None) ->
             if claimed > 0:
                 return claimed
             continue
-        turn_process(claimed)
+        if not turn_process(claimed):
+            return None
 
 
 # --- the turn --------------------------------------------------------------------------------
@@ -167,7 +177,7 @@ class _TurnWork:
     deadline: float = field(
         default_factory=lambda: time.monotonic() + settings.BRIEFING_TURN_BUDGET_S
     )
-    _client_texts: list[str] | None = None
+    _earlier: list[Turn] | None = None
     # The turn's model pool and what it has spent against its caps (briefing.routing);
     # None without pools, and for late answers (a fix or a replay of a dead letter).
     meter: TurnMeter | None = None
@@ -175,13 +185,23 @@ class _TurnWork:
     reading: Any = None
     # The turn's studio tools (briefing.tool_use.TurnTools): run once, by the first stage call.
     tools: Any = None
+    # The client snapshots memory read this turn (each key once).
+    snapshots: SnapshotReads = field(default_factory=SnapshotReads)
+
+    def earlier(self) -> list[Turn]:
+        """The briefing's turns before this one, oldest first: read once a turn for the
+        agent's last question, the stage's history and the client's texts."""
+        if self._earlier is None:
+            self._earlier = list(
+                Turn.objects.filter(project_id=self.project.pk, seq__lt=self.turn.seq)
+                .order_by("seq")
+                .only("seq", "role", "text", "stage_key", "meta")
+            )
+        return self._earlier
 
     def client_texts(self) -> list[str]:
         """Everything the client wrote up to this turn (numbers must come from here)."""
-        if self._client_texts is None:
-            earlier = self.project.turns.filter(role=Turn.Role.CLIENT, seq__lt=self.turn.seq)
-            self._client_texts = [*earlier.values_list("text", flat=True), self.turn.text]
-        return self._client_texts
+        return [*(t.text for t in self.earlier() if t.role == Turn.Role.CLIENT), self.turn.text]
 
     def event(self, kind: str, stage_key: str = "", **data: Any) -> None:
         self.events.append((kind, stage_key, data))
@@ -208,8 +228,11 @@ class _TurnWork:
         return max(self.deadline - time.monotonic(), 0.0)
 
 
-def turn_process(turn: Turn) -> None:
-    project = Project.objects.get(pk=turn.project_id)
+def turn_process(turn: Turn) -> bool:
+    """Process one claimed client turn. Returns whether a later turn may be waiting: False
+    when the turn was the briefing's last as it was written (a message stored after that
+    queues its own processing)."""
+    project = turn.project
     stages = list(project.stages.order_by("order"))
     work = _TurnWork(
         project=project,
@@ -220,7 +243,7 @@ def turn_process(turn: Turn) -> None:
     )
     _decide(work)
     _cost_flag(work)
-    _commit(work)
+    return _commit(work)
 
 
 def _decide(work: _TurnWork) -> None:
@@ -300,13 +323,11 @@ def _level1_answered(work: _TurnWork, language: str) -> bool:
     work.turn_status = Turn.Status.WAITING_PRODUCER
     work.event(Kind.ATTENTION_REQUESTED, turn.stage_key, reason=verdict.intent)
     # The agent's last question stays the open one: the client's next message answers it.
-    asked = (
-        work.project.turns.filter(role=Turn.Role.AGENT, seq__lt=turn.seq)
-        .exclude(meta__has_key="guard")
-        .order_by("-seq")
-        .values_list("meta", flat=True)
-        .first()
-    ) or {}
+    asked = next(
+        (t.meta for t in reversed(work.earlier())
+         if t.role == Turn.Role.AGENT and "guard" not in t.meta),
+        {},
+    )  # fmt: skip
     meta = {k: asked[k] for k in ("asked_field", "asked_fields") if k in asked}
     meta[ATTENTION] = verdict.intent
     work.replies.append(
@@ -331,8 +352,9 @@ def _prefill(work: _TurnWork) -> None:
     """Read the client's message for every stage's fields (briefing.reading): what it states
     fills any stage, a correction replaces, a change to a locked value is proposed."""
     reading = turn_read(
-        turn=work.turn, language=work.project.language, stages=work.stages, spec_of=work.spec
-    )
+        turn=work.turn, earlier=work.earlier(), language=work.project.language,
+        stages=work.stages, spec_of=work.spec,
+    )  # fmt: skip
     work.reading = reading
     work.turn.meta = {**work.turn.meta, "reading": reading_meta(reading)}
     reading_apply(
@@ -359,37 +381,36 @@ class _StageHistory:
 
 def _stage_history(work: _TurnWork, stage: StageRun) -> _StageHistory:
     """The last turns of THIS stage (this client message included), the field the agent
-    asked about last, and how many earlier turns were cut: one query, two when cut."""
-    earlier = (
-        work.project.turns.filter(stage_key=stage.key, seq__lt=work.turn.seq)
-        .exclude(role=Turn.Role.SYSTEM)
-        .exclude(meta__has_key="guard")
-    )
+    asked about last, and how many earlier turns were cut (from the turn's one read)."""
+    earlier = [
+        t for t in work.earlier()
+        if t.stage_key == stage.key and t.role != Turn.Role.SYSTEM and "guard" not in t.meta
+    ]  # fmt: skip
     shown = max(settings.BRIEFING_CONTEXT_TURNS - 1, 1)
-    # project_id is loaded too: the related manager sets each turn's project from it, and a
-    # deferred project_id would be fetched row by row (an N+1 on every turn).
-    recent = list(earlier.order_by("-seq").only("project_id", "role", "text", "meta")[:shown])
-    asked = next((t.meta.get("asked_field") for t in recent if t.role == Turn.Role.AGENT), None)
-    turns = [(t.role, t.text) for t in reversed(recent)]
-    if settings.BRIEFING_CONTEXT_TURNS < 2:
-        turns = []
-    omitted = 0
-    if len(turns) < len(recent) or len(recent) == shown:
-        omitted = earlier.count() - len(turns)
+    recent = earlier[-shown:]
+    asked = next(
+        (t.meta.get("asked_field") for t in reversed(recent) if t.role == Turn.Role.AGENT), None
+    )
+    turns = [(t.role, t.text) for t in recent] if settings.BRIEFING_CONTEXT_TURNS >= 2 else []
+    omitted = len(earlier) - len(turns)
     if work.turn.stage_key == stage.key:
         turns.append(("client", work.turn.text))
     return _StageHistory(turns, asked, omitted)
 
 
+# What a turn changes on a stage (and writes back when it did).
+STAGE_STATE_FIELDS = ["status", "fields", "summary", "closed_by", "closed_at"]
+
+
 def _stage_state(stage: StageRun) -> tuple:
-    return (stage.status, stage.fields, stage.summary, stage.closed_by, stage.closed_at)
+    return tuple(getattr(stage, name) for name in STAGE_STATE_FIELDS)
 
 
 def _run_stage(
     work: _TurnWork, stage: StageRun, *, opening: bool, holding_reply: bool = True
 ) -> tuple[StructuredResult, Any]:
     if work.tools is None:  # once per turn, before its first stage call
-        memory_prefill(stages=work.stages, event=work.event)
+        memory_prefill(stages=work.stages, event=work.event, reads=work.snapshots)
     spec = work.spec(stage)
     history = _StageHistory([], None, 0) if opening else _stage_history(work, stage)
     call = StageCall(
@@ -406,6 +427,7 @@ def _run_stage(
         reading=None if opening else work.reading,
         profile={s.key: dict(s.fields) for s in work.stages},
         closed_stages=tuple(s.key for s in work.stages if s.status == StageRun.Status.CLOSED),
+        snapshots=work.snapshots,
     )
     if work.meter is not None and not work.meter.allows():
         return _capped(work, stage)
@@ -612,9 +634,9 @@ def turn_replay(*, turn: Turn, settle: Callable[[Any, bool], None]) -> None:
     final transaction."""
     work = _late_answer_claim(turn)
     stage = next(s for s in work.stages if s.key == turn.stage_key)
-    opening = not work.project.turns.filter(
-        role=Turn.Role.AGENT, stage_key=stage.key, seq__lt=turn.seq
-    ).exists()
+    opening = not any(
+        t.role == Turn.Role.AGENT and t.stage_key == stage.key for t in work.earlier()
+    )
     result, record = _run_stage(work, stage, opening=opening, holding_reply=False)
     work.also_write.append(lambda: settle(record, result.ok))
     _commit(work)
@@ -772,32 +794,34 @@ class _ClaimLost(Exception):
     """The turn's claim expired and another worker took it: this result is dropped."""
 
 
-def _commit(work: _TurnWork) -> None:
-    with contextlib.suppress(_ClaimLost):  # the other worker's result stands
-        _write(work)
+def _commit(work: _TurnWork) -> bool:
+    """Write the turn; whether a later turn may be waiting (see turn_process)."""
+    try:
+        return _write(work)
+    except _ClaimLost:  # the other worker's result stands
+        return True
 
 
 @transaction.atomic
-def _write(work: _TurnWork) -> None:
+def _write(work: _TurnWork) -> bool:
     # The claim is checked and released by one conditional UPDATE, which also locks the turn.
+    turn = work.turn
+    turn.status, turn.processed_at = work.turn_status, timezone.now()
     finished = Turn.objects.filter(
-        pk=work.turn.pk, status=Turn.Status.PROCESSING, claimed_at=work.turn.claimed_at
+        pk=turn.pk, status=Turn.Status.PROCESSING, claimed_at=turn.claimed_at
     ).update(
-        status=work.turn_status, stage_key=work.turn.stage_key, meta=work.turn.meta,
-        processed_at=timezone.now(),
+        status=turn.status, stage_key=turn.stage_key, meta=turn.meta,
+        processed_at=turn.processed_at,
     )  # fmt: skip
     if not finished:
         raise _ClaimLost
     project = work.project
-    # The UPDATE locks the project row until commit, so reply numbers cannot collide.
-    Project.objects.filter(pk=project.pk).update(
-        language=project.language, status=project.status, brief=project.brief,
-        summary_markdown=project.summary_markdown, completed_at=project.completed_at,
-        profile={s.key: s.fields for s in work.stages}, updated_at=timezone.now(),
-    )  # fmt: skip
-    for stage in work.stages:
-        if work.stages_before.get(stage.pk) != _stage_state(stage):
-            stage.save()
+    # The row is locked until commit, so reply numbers cannot collide; it comes with its
+    # stored inbox facts, which the turn's own changes update below.
+    locked = project_lock(project.pk)
+    changed = [s for s in work.stages if work.stages_before.get(s.pk) != _stage_state(s)]
+    if changed:  # one statement however many stages the turn changed
+        StageRun.objects.bulk_update(changed, STAGE_STATE_FIELDS)
     for key, (old, value) in work.refined_locks.items():
         LockedEntity.objects.filter(project=project, key=key, value=old).update(value=value)
     for key, value in work.new_locks.items():
@@ -805,19 +829,18 @@ def _write(work: _TurnWork) -> None:
             project=project, key=key,
             defaults={"value": value, "source": LockedEntity.Source.CLIENT},
         )  # fmt: skip
-    BriefingEvent.objects.bulk_create(
-        BriefingEvent(project=project, turn=work.turn, kind=kind, stage_key=stage_key, data=data)
+    events = BriefingEvent.objects.bulk_create(
+        BriefingEvent(project=project, turn=turn, kind=kind, stage_key=stage_key, data=data)
         for kind, stage_key, data in work.events
     )
-    seq = _next_seq(project)
     Turn.objects.bulk_create(
         Turn(
             project=project,
-            seq=seq + offset,
+            seq=locked.top_seq + 1 + offset,
             role=Turn.Role.AGENT,
             text=reply.text,
             stage_key=reply.stage_key,
-            reply_to=work.turn,
+            reply_to=turn,
             call=reply.call,
             meta=reply.meta,
         )
@@ -825,4 +848,24 @@ def _write(work: _TurnWork) -> None:
     )
     for write in work.also_write:
         write()
-    inbox_refresh(project_id=project.pk)
+    now = timezone.now()
+    facts = inbox_turn_processed(locked=locked, project=project, turn=turn, events=events, now=now)
+    kinds = Counter(kind for kind, _, _ in work.events)
+    Project.objects.filter(pk=project.pk).update(
+        language=project.language, status=project.status, brief=project.brief,
+        summary_markdown=project.summary_markdown, completed_at=project.completed_at,
+        profile={s.key: s.fields for s in work.stages}, updated_at=now,
+        lock_violations=F("lock_violations") + kinds[Kind.LOCK_VIOLATION_BLOCKED],
+        holding_replies=F("holding_replies") + kinds[Kind.HOLDING_REPLY_SENT],
+        **(inbox_columns(facts) if facts else {}),
+    )  # fmt: skip
+    if facts is None:
+        inbox_refresh(project_id=project.pk)
+    if any(_dead_lettered(reply.call) for reply in work.replies):
+        inbox_dead_letters_refresh(project_id=project.pk)
+    return locked.top_seq > turn.seq
+
+
+def _dead_lettered(call: Any) -> bool:
+    """A reply's call that failed has an open dead letter, shown on the dashboard's row."""
+    return call is not None and call.outcome == StructuredCall.Outcome.FAILED

@@ -5,7 +5,7 @@ proposal for the producer. Called by the orchestrator on every client turn."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from django.utils import timezone
@@ -26,16 +26,12 @@ RESTATED_FIELDS = frozenset({"clientName", "contact", "budget", "currency", "dea
 APPLY_CONFIDENCE = 0.7
 
 
-def asked_fields(turn: Turn) -> tuple[str, ...]:
-    """The fields the agent asked for in its last reply before `turn`."""
-    last = (
-        # By project_id, not turn.project.turns: that loads the project (and, with only(),
-        # each turn's project_id again), two round trips on every turn.
-        Turn.objects.filter(project_id=turn.project_id, role=Turn.Role.AGENT, seq__lt=turn.seq)
-        .exclude(meta__has_key="guard")
-        .order_by("-seq")
-        .only("meta")
-        .first()
+def asked_fields(earlier: Sequence[Turn]) -> tuple[str, ...]:
+    """The fields the agent asked for in its last reply among `earlier` (the turns before
+    this one, oldest first)."""
+    last = next(
+        (t for t in reversed(earlier) if t.role == Turn.Role.AGENT and "guard" not in t.meta),
+        None,
     )
     if last is None:
         return ()
@@ -56,14 +52,19 @@ def finding_targets(
 
 
 def turn_read(
-    *, turn: Turn, language: str, stages: list[StageRun], spec_of: Callable[[StageRun], Any]
+    *,
+    turn: Turn,
+    earlier: Sequence[Turn],
+    language: str,
+    stages: list[StageRun],
+    spec_of: Callable[[StageRun], Any],
 ) -> Reading:
     known = [
         finding for finding, (stage, field_name) in finding_targets(stages, spec_of).items()
         if not is_empty(stage.fields.get(field_name))
     ]  # fmt: skip
     return _message_read(
-        turn.text, language=language, today=timezone.localdate(), asked=asked_fields(turn),
+        turn.text, language=language, today=timezone.localdate(), asked=asked_fields(earlier),
         known=known,
     )  # fmt: skip
 

@@ -12,11 +12,11 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from pydantic import ValidationError
 
+from briefing.inbox import inbox_refresh, inbox_turn_received, project_lock
 from briefing.labels import field_labels, label_language, lock_label
 from briefing.limits import limits_hit, rates_parse
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
@@ -43,8 +43,6 @@ def event_record(
     data: Mapping[str, Any] | None = None,
     actor: Any = None,
 ) -> BriefingEvent:
-    from briefing.inbox import inbox_refresh
-
     event = BriefingEvent.objects.create(
         project=project, kind=kind, turn=turn, stage_key=stage_key, data=dict(data or {}),
         actor=actor,
@@ -162,11 +160,6 @@ def _known_data_fill(project: Project, *, name: str, company: str, contact: str,
     _profile_sync(project)
 
 
-def _next_seq(project: Project) -> int:
-    # Called with the project row locked, so two writers cannot take the same number.
-    return (project.turns.aggregate(top=Max("seq"))["top"] or 0) + 1
-
-
 @transaction.atomic(savepoint=False)
 def turn_append(
     *,
@@ -182,11 +175,10 @@ def turn_append(
     idempotency_key: str = "",
 ) -> Turn:
     """Append one transcript line (the project row is locked while its number is taken)."""
-    Project.objects.select_for_update().filter(pk=project.pk).first()
     return Turn.objects.create(
-        project=project, seq=_next_seq(project), role=role, text=text, stage_key=stage_key,
-        status=status, reply_to=reply_to, call=call, author=author, meta=dict(meta or {}),
-        idempotency_key=idempotency_key,
+        project=project, seq=project_lock(project.pk).top_seq + 1, role=role, text=text,
+        stage_key=stage_key, status=status, reply_to=reply_to, call=call, author=author,
+        meta=dict(meta or {}), idempotency_key=idempotency_key,
     )  # fmt: skip
 
 
@@ -267,17 +259,18 @@ def _turn_store(*, project: Project, text: str, idempotency_key: str) -> tuple[T
                 if stored is not None:
                     return _replayed(stored, text), True
             stage = current_stage(project)
-            turn = turn_append(
-                project=project,
-                role=Turn.Role.CLIENT,
-                text=text,
-                stage_key=stage.key if stage else "",
-                status=Turn.Status.RECEIVED,
+            locked = project_lock(project.pk)
+            turn = Turn.objects.create(
+                project=project, seq=locked.top_seq + 1, role=Turn.Role.CLIENT, text=text,
+                stage_key=stage.key if stage else "", status=Turn.Status.RECEIVED,
                 idempotency_key=idempotency_key,
-            )
-            event_record(
+            )  # fmt: skip
+            event = BriefingEvent.objects.create(
                 project=project, kind=Kind.TURN_RECEIVED, turn=turn, data={"seq": turn.seq}
             )
+            # The stored facts follow from the row read under its lock and the new message,
+            # without reading the briefing's turns and events again.
+            inbox_turn_received(locked=locked, turn=turn, received_at=event.created_at)
             _drain_queue(project.pk)
     except IntegrityError:
         # A database that does not lock rows (SQLite) lets a simultaneous twin get here.

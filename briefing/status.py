@@ -10,9 +10,7 @@ from typing import Any
 from django.db.models import (
     Case,
     CharField,
-    Count,
     F,
-    IntegerField,
     OuterRef,
     Q,
     QuerySet,
@@ -20,7 +18,6 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.utils.translation import ngettext
@@ -57,12 +54,6 @@ class WaitingFor:
 PENDING_TURN = (Turn.Status.RECEIVED, Turn.Status.PROCESSING)
 
 
-def _count(queryset: QuerySet) -> Coalesce:
-    """A correlated COUNT(*) over `queryset` (already filtered on OuterRef("pk"))."""
-    counted = queryset.order_by().values("project").annotate(n=Count("pk")).values("n")
-    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
-
-
 def with_waiting_for(projects: QuerySet[Project]) -> QuerySet[Project]:
     """Annotate `waiting_for_live` (one of WaitingFor) in SQL (the inbox stores its own, see
     briefing.inbox): completed → nobody; taken over, paused, a
@@ -93,19 +84,6 @@ def with_waiting_for(projects: QuerySet[Project]) -> QuerySet[Project]:
             default=Value(WaitingFor.CLIENT),
             output_field=CharField(),
         )
-    )
-
-
-def with_dashboard_facts(projects: QuerySet[Project]) -> QuerySet[Project]:
-    """The flags a dashboard row shows beside its stored inbox facts; for the rows of one
-    page only (each is a correlated count over that briefing's rows)."""
-    events = BriefingEvent.objects.filter(project=OuterRef("pk"))
-    dead_turns = Turn.objects.filter(project=OuterRef("pk"), call__dead_letter__status="open")
-    return projects.annotate(
-        dead_letter_id=Subquery(dead_turns.order_by("-seq").values("call__dead_letter__pk")[:1]),
-        open_dead_letters=_count(dead_turns),
-        lock_violations=_count(events.filter(kind=Kind.LOCK_VIOLATION_BLOCKED)),
-        holding_replies=_count(events.filter(kind=Kind.HOLDING_REPLY_SENT)),
     )
 
 

@@ -11,7 +11,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.utils import timezone
@@ -20,6 +20,9 @@ from briefing.source_names import unsourced_names
 from llmkit.parse import FieldError
 from llmkit.tools import ToolOutcome, ToolSession, ToolStep, untrusted
 from llmkit.types import Message, ProviderError
+
+if TYPE_CHECKING:
+    from studio.memory import SnapshotReads
 
 # Rules that matter only for the answer the client reads: given to the final generation,
 # never carried through the tool iterations.
@@ -505,7 +508,9 @@ TOOL_STEP_INSTRUCTION = (
 )
 
 
-def memory_prefill(*, stages: Sequence[Any], event: Callable[..., None]) -> None:
+def memory_prefill(
+    *, stages: Sequence[Any], event: Callable[..., None], reads: SnapshotReads
+) -> None:
     """A returning client (their contact matches a snapshot) gets the intro fields memory
     knows filled with source `memory`, once per turn before the first stage call: the bot
     does not ask for them, and the read-back shows them for the client to confirm."""
@@ -515,7 +520,7 @@ def memory_prefill(*, stages: Sequence[Any], event: Callable[..., None]) -> None
     intro = next((s for s in stages if s.key == "intro"), None)
     if intro is None:
         return
-    values = memory_prefill_values({"intro": intro.fields})
+    values = memory_prefill_values({"intro": intro.fields}, reads=reads)
     for name, value in values.items():
         intro.fields = {**intro.fields, name: value}
         event(BriefingEvent.Kind.PREFILL_FILLED, "intro", field=name, value=value,

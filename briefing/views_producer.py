@@ -46,13 +46,7 @@ from briefing.services import (
     takeover_start,
 )
 from briefing.stages.registry import stages_for
-from briefing.status import (
-    StageRow,
-    activity_lines,
-    stage_rows,
-    status_lines,
-    with_dashboard_facts,
-)
+from briefing.status import StageRow, activity_lines, stage_rows, status_lines
 from config.http import HtmxHttpRequest
 from core.errors import ApplicationError
 from dlq.ledger import ledger_turn_costs
@@ -87,16 +81,14 @@ def dashboard(request: HtmxHttpRequest) -> HttpResponse:
     version = inbox_version(shown)
     if request.htmx and request.GET.get("since") == version:
         return HttpResponse(status=204)
-    page, next_cursor = inbox_page(
-        shown, after=request.GET.get("after", ""), size=DASHBOARD_PAGE_SIZE
+    # The rows' flags are stored on them (briefing.inbox): one page query, and its stages.
+    projects, next_cursor = inbox_page(
+        shown.select_related("producer").prefetch_related(
+            Prefetch("stages", queryset=StageRun.objects.order_by("order"))
+        ),
+        after=request.GET.get("after", ""),
+        size=DASHBOARD_PAGE_SIZE,
     )
-    flags = {
-        p.pk: p
-        for p in with_dashboard_facts(Project.objects.filter(pk__in=[p.pk for p in page]))
-        .select_related("producer")
-        .prefetch_related(Prefetch("stages", queryset=StageRun.objects.order_by("order")))
-    }
-    projects = [flags[p.pk] for p in page if p.pk in flags]
     for project in projects:
         project.timeline = stage_rows(project, project.stages.all())
         project.need = NEEDS.get(project.needs_reason)

@@ -128,17 +128,21 @@ def parse_quality(
     figures = RollupRange(since=since, until=until, schema=schema, provider=provider)
     overall = _Group()
     by_day: dict[date, _Group] = defaultdict(_Group)
-    for (start, outcome), tally in figures.group("start", "outcome").items():
+    per_start, per_schema, per_provider = figures.groups(
+        ("start", "outcome"), ("schema_name", "outcome"), ("provider", "outcome")
+    )
+    for (start, outcome), tally in per_start.items():
         overall.add(outcome, tally)
         by_day[local_day(start)].add(outcome, tally)
     by_schema: dict[str, _Group] = defaultdict(_Group)
-    for (schema_name, outcome), tally in figures.group("schema_name", "outcome").items():
+    for (schema_name, outcome), tally in per_schema.items():
         by_schema[schema_name].add(outcome, tally)
     by_provider: dict[str, _Group] = defaultdict(_Group)
-    for (call_provider, outcome), tally in figures.group("provider", "outcome").items():
+    for (call_provider, outcome), tally in per_provider.items():
         by_provider[call_provider].add(outcome, tally)
     for (start,), histogram in figures.latencies(per_day=True).items():
-        histogram_merge(by_day[local_day(start)].tally.latency_histogram, histogram)
+        # The day's histogram is its own (merged once by `latencies`): kept, not copied.
+        by_day[local_day(start)].tally.latency_histogram = histogram
         histogram_merge(overall.tally.latency_histogram, histogram)
     per_day_figures = [_day_figures(day, by_day[day]) for day in _local_days(since, until)]
     p50, p95, p99 = overall.tally.percentiles(0.5, 0.95, 0.99)

@@ -20,7 +20,7 @@ from core.errors import ApplicationError, ErrorCode
 from core.queueing import queue_after_commit
 from dlq.ledger import call_price
 from dlq.models import DeadLetter, DeadLetterAction, StructuredCall
-from dlq.sources import dead_letter_source
+from dlq.sources import dead_letter_settled, dead_letter_source
 from llmkit.config import chain_from_env
 from llmkit.fields import StructuredModel
 from llmkit.parse import FieldError, ParseOutcome, SemanticValidator, Target
@@ -301,6 +301,7 @@ def _resolve(letter: DeadLetter, status: str, *, user_id: int | None, note: str)
             "status", "resolved_at", "resolved_by", "resolution_note", "replay_requested_at"
         ]
     )  # fmt: skip
+    dead_letter_settled(letter)
 
 
 def _audit(

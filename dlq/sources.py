@@ -79,6 +79,14 @@ def dead_letter_links(letters: Sequence[DeadLetter]) -> dict[int, SourceLink]:
     return found
 
 
+def dead_letter_settled(letter: DeadLetter) -> None:
+    """The letter is no longer open: a source with `settled(letter)` hears it in the same
+    transaction (the briefing's dashboard row counts its open letters)."""
+    settled = getattr(_SOURCES.get(letter.source_kind), "settled", None)
+    if settled is not None:
+        settled(letter)
+
+
 def dead_letter_source(letter: DeadLetter) -> DeadLetterSource:
     """The source of `letter`, or a clear error for a kind nothing can fix or replay."""
     source = _SOURCES.get(letter.source_kind)

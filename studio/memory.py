@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -280,14 +280,31 @@ def client_keys(profile: Mapping[str, Mapping[str, Any]]) -> list[str]:
     return keys
 
 
-def snapshot_for_profile(profile: Mapping[str, Mapping[str, Any]]) -> str:
+class SnapshotReads:
+    """The client snapshots one briefing turn read, by key: each key is read once a turn
+    (memory's prefill and every stage call of the turn ask for the same client)."""
+
+    def __init__(self) -> None:
+        self._read: dict[str, ClientSnapshot | None] = {}
+
+    def found(self, keys: Sequence[str]) -> dict[str, ClientSnapshot]:
+        missing = [key for key in keys if key not in self._read]
+        if missing:
+            stored = {s.key: s for s in ClientSnapshot.objects.filter(key__in=missing)}
+            self._read.update({key: stored.get(key) for key in missing})
+        return {key: self._read[key] for key in keys if self._read[key] is not None}
+
+
+def snapshot_for_profile(
+    profile: Mapping[str, Mapping[str, Any]], *, reads: SnapshotReads | None = None
+) -> str:
     """The snapshot text for the briefing's client: by its contact first, else its company;
     empty for a client the studio does not know."""
     keys = client_keys(profile)
     if not keys:
         return ""
-    found = {s.key: s.text for s in ClientSnapshot.objects.filter(key__in=keys)}
-    return next((found[k] for k in keys if k in found), "")
+    found = (reads or SnapshotReads()).found(keys)
+    return next((found[k].text for k in keys if k in found), "")
 
 
 @transaction.atomic
@@ -400,7 +417,9 @@ def retrieval_block(
 PREFILL_FIELDS = ("clientName", "company")
 
 
-def memory_prefill_values(profile: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+def memory_prefill_values(
+    profile: Mapping[str, Mapping[str, Any]], *, reads: SnapshotReads | None = None
+) -> dict[str, str]:
     """What memory knows of a returning client, for the intro fields still empty: only when
     the client's own contact matches a snapshot (a company name alone is no proof of who is
     writing), and only values memory holds one of (one name, one company)."""
@@ -408,7 +427,8 @@ def memory_prefill_values(profile: Mapping[str, Mapping[str, Any]]) -> dict[str,
     contact = intro.get("contact")
     if not isinstance(contact, str) or not contact.strip():
         return {}
-    snapshot = ClientSnapshot.objects.filter(key=contact_key(contact)).first()
+    # Every key of the client at once: the turn's stage calls ask for the same ones.
+    snapshot = (reads or SnapshotReads()).found(client_keys(profile)).get(contact_key(contact))
     if snapshot is None:
         return {}
     facts = ClientFacts.model_validate(snapshot.facts)

@@ -15,7 +15,13 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from briefing.inbox import holding_replies_overdue_flag, inbox_page, inbox_refresh
+from briefing.inbox import (
+    holding_replies_overdue_flag,
+    inbox_dead_letters,
+    inbox_facts,
+    inbox_page,
+    inbox_refresh,
+)
 from briefing.models import BriefingEvent, Project, Turn
 from briefing.services import (
     event_record,
@@ -31,11 +37,41 @@ from tests.briefing.conftest import FIXED_INTRO
 from tests.conftest import user_in_group
 
 pytestmark = pytest.mark.django_db
+Kind = BriefingEvent.Kind
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 def fresh(project) -> Project:
     return Project.objects.get(pk=project.pk)
+
+
+def stored_facts_differences() -> list[str]:
+    """Every briefing with turns whose stored facts (kept by each change from the stored ones
+    and what it wrote) differ from the facts recomputed from its rows."""
+    found = []
+    for project in Project.objects.filter(turns__isnull=False).distinct():
+        facts = inbox_facts(project.pk)
+        counted = BriefingEvent.objects.filter(project=project)
+        expected = {
+            "waiting_for": facts.waiting_for, "needs_reason": facts.needs_reason,
+            "needs_since": facts.needs_since, "last_activity_at": facts.last_activity_at,
+            "unread_count": facts.unread_count, "inbox_rank": facts.rank_and_key[0],
+            "inbox_key": facts.rank_and_key[1],
+            "lock_violations": counted.filter(kind=Kind.LOCK_VIOLATION_BLOCKED).count(),
+            "holding_replies": counted.filter(kind=Kind.HOLDING_REPLY_SENT).count(),
+            **inbox_dead_letters(project.pk),
+        }  # fmt: skip
+        for name, value in expected.items():
+            if getattr(project, name) != value:
+                found.append(f"{project.title}: {name} {getattr(project, name)!r} != {value!r}")
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _stored_facts_stay_current():
+    """After each test here, what the changes stored is what the rows say."""
+    yield
+    assert stored_facts_differences() == []
 
 
 def test_a_quiet_briefing_needs_nobody_and_waits_for_the_client(project, say):
@@ -316,3 +352,36 @@ def test_the_follow_up_request_reads_as_a_line_of_the_activity(
     line = event_line(event, {}, {})
     assert line.level == "bad"
     assert "follow_up_requested" not in line.text  # a sentence, not the event's name
+
+
+def test_a_whole_conversation_keeps_the_stored_facts_without_recomputing_them(
+    project, producer, say, monkeypatch
+):
+    from pathlib import Path
+
+    import yaml
+
+    import briefing.orchestrator
+    import briefing.services
+
+    example = Path(briefing.services.__file__).parent / "examples" / "ru_orderly.yaml"
+    messages = [step["client"] for step in yaml.safe_load(example.read_text("utf-8"))["turns"]]
+    recomputed = []
+    for module in (briefing.orchestrator, briefing.services):
+        original = module.inbox_refresh
+
+        def counting(*, project_id, original=original):
+            recomputed.append(project_id)
+            return original(project_id=project_id)
+
+        monkeypatch.setattr(module, "inbox_refresh", counting)
+    for text in messages:
+        say(project, text)
+        assert stored_facts_differences() == []
+    assert fresh(project).status == Project.Status.COMPLETED
+    assert recomputed == []  # each message and turn followed from the stored facts
+    say(project, "И ещё: нужны субтитры")
+    assert fresh(project).needs_reason == "after_completion"
+    assert stored_facts_differences() == []
+    producer_message_post(project=fresh(project), text="Сделаем.", user=producer)
+    assert (fresh(project).needs_reason, fresh(project).waiting_for) == ("", "nobody")

@@ -305,3 +305,19 @@ def test_histogram_percentiles_are_within_their_stated_precision():
 def test_the_fold_runs_every_minute():
     entry = settings.CELERY_BEAT_SCHEDULE["dlq-call-rollups-fold"]
     assert (entry["task"], entry["schedule"]) == ("dlq.tasks.call_rollups_fold", 60.0)
+
+
+def test_a_backlog_of_old_calls_writes_no_hour_cell_the_fold_would_delete():
+    call = StructuredCall.objects.create(
+        schema_name="LeadCard", provider="rules", outcome="fast", latency_ms=12
+    )
+    StructuredCall.objects.filter(pk=call.pk).update(created_at=timezone.now() - timedelta(days=9))
+    with CaptureQueriesContext(connection) as queries:
+        call_rollups_fold()
+    written = [
+        q["sql"] for q in queries.captured_queries
+        if q["sql"].startswith(('INSERT INTO "dlq_callrollup"', 'INSERT INTO "dlq_calllatency"'))
+    ]  # fmt: skip
+    assert written
+    assert not [sql for sql in written if "hour" in sql]  # the grain, as a literal or in an array
+    assert CallRollup.objects.get(grain="day").calls == 1
