@@ -13,10 +13,13 @@ class BriefingConfig(AppConfig):
         from briefing.dead_letters import SOURCE_KIND, BriefingTurnSource
         from briefing.limits import rates_check
         from briefing.profiles import profile_language_restore
+        from briefing.records import CompletedBriefings
         from briefing.roles import roles_ensure_after_migrate
         from dlq.sources import dead_letter_source_register
+        from studio.records import records_register
 
         post_migrate.connect(roles_ensure_after_migrate, sender=self)
         dead_letter_source_register(SOURCE_KIND, BriefingTurnSource())
         checks.register(rates_check)
+        records_register(briefings=CompletedBriefings())
         user_logged_in.connect(profile_language_restore, dispatch_uid="profile_language_restore")

@@ -10,7 +10,10 @@ class CrmConfig(AppConfig):
 
     def ready(self) -> None:
         from crm.dead_letters import InboundMessageSource
+        from crm.records import Leads
         from crm.services import SOURCE_KIND
         from dlq.sources import dead_letter_source_register
+        from studio.records import records_register
 
         dead_letter_source_register(SOURCE_KIND, InboundMessageSource())
+        records_register(leads=Leads())

@@ -7,14 +7,13 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterable
-from typing import Any
 
 from django.db import connection
-from django.db.models import Q
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from llmkit.tools import ToolFailure, ToolSpec
 from studio.models import CalendarPeriod, PortfolioItem, RateCardItem
+from studio.records import past_briefings, past_leads
 
 DEFAULT_PRODUCTION_DAYS = 15
 _WORD = re.compile(r"[\w-]+", re.UNICODE)
@@ -217,45 +216,15 @@ def calendar_check(args: CalendarCheckArgs, *, today: datetime.date) -> Calendar
     )  # fmt: skip
 
 
-def _same_client(profile: Any, *, company: str, contact: str) -> bool:
-    """Whether a briefing's profile names this client: the company case-insensitively (in
-    any script), or the very contact."""
-    intro = profile.get("intro") if isinstance(profile, dict) else None
-    if not isinstance(intro, dict):
-        return False
-    theirs = intro.get("company")
-    if company and isinstance(theirs, str) and theirs.casefold() == company.casefold():
-        return True
-    return bool(contact) and intro.get("contact") == contact
-
-
 def client_history(args: ClientHistoryArgs, *, exclude_project: int | None) -> ClientHistoryResult:
     """The client's earlier completed briefs, leads and the works made for them, matched by
     company (case-insensitive) or by a contact that is an e-mail or phone."""
-    from briefing.models import Project
-    from crm.models import Lead
-
     items: list[ClientHistoryItem] = []
     company = (args.company or "").strip()
     contact = (args.contact or "").strip()
-    projects = Project.objects.filter(status=Project.Status.COMPLETED).exclude(pk=exclude_project)
-    if connection.vendor == "postgresql":
-        match = Q()
-        if company:
-            match |= Q(profile__intro__company__iexact=company)
-        if contact:
-            match |= Q(profile__intro__contact=contact)
-        earlier = list(projects.filter(match).order_by("-completed_at")[:10])
-    else:
-        # SQLite folds only ASCII letters in iexact ("полярная ягода" is not "Полярная
-        # Ягода" there): the embedded default's few briefings are compared here instead.
-        earlier = [
-            project
-            for project in projects.order_by("-completed_at").only(
-                "id", "title", "profile", "completed_at", "created_at"
-            )
-            if _same_client(project.profile, company=company, contact=contact)
-        ][:10]
+    earlier = past_briefings().completed_of(
+        company=company, contact=contact, exclude=exclude_project, limit=10
+    )
     for project in earlier:
         service = (project.profile or {}).get("service", {})
         detail = " ".join(str(v) for v in (service.get("contentType"), service.get("format")) if v)
@@ -263,20 +232,7 @@ def client_history(args: ClientHistoryArgs, *, exclude_project: int | None) -> C
         items.append(ClientHistoryItem(source="brief", title=project.title, year=year,
                                        detail=detail))  # fmt: skip
     if contact:
-        # JSON containment where the database has it; elsewhere (SQLite) a text match on the
-        # stored lists, checked exactly here.
-        if connection.vendor == "postgresql":
-            leads = Lead.objects.filter(
-                Q(emails__contains=[contact]) | Q(phones__contains=[contact])
-            )
-        else:
-            leads = Lead.objects.filter(Q(emails__icontains=contact) | Q(phones__icontains=contact))
-        leads = [
-            lead
-            for lead in leads.order_by("-last_message_at")[:50]
-            if contact in (lead.emails or []) or contact in (lead.phones or [])
-        ][:10]
-        for lead in leads:
+        for lead in past_leads().with_contact(contact, limit=10):
             title = lead.summary or lead.product_class
             items.append(ClientHistoryItem(source="lead", title=title, year=lead.created_at.year,
                                            detail=lead.client_intent))  # fmt: skip

@@ -1,0 +1,99 @@
+"""What a client did before, as the apps that hold it tell studio: its memory and the
+`client_history` tool read earlier briefings (the briefing app) and leads (the CRM) through
+readers those apps register when Django starts, so studio imports neither of them."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class PastBriefing:
+    """A completed briefing, as memory reads it."""
+
+    pk: int
+    title: str
+    profile: Mapping[str, Any]
+    completed_at: datetime.datetime | None
+    created_at: datetime.datetime
+
+
+@dataclass(frozen=True)
+class PastLead:
+    """A lead, as memory reads it."""
+
+    pk: int
+    summary: str
+    product_class: str
+    client_intent: str
+    budget_rub: int | None
+    created_at: datetime.datetime
+    emails: tuple[str, ...]
+    phones: tuple[str, ...]
+
+
+class BriefingRecords(Protocol):
+    def completed(self) -> Iterable[PastBriefing]:
+        """Every completed briefing, oldest first."""
+
+    def completed_of(
+        self, *, company: str, contact: str, exclude: int | None, limit: int
+    ) -> list[PastBriefing]:
+        """The client's completed briefings, newest first: the company case-insensitively
+        (in any script) or the very contact."""
+
+    def identity_clear(self, *, pk: int, profile: Mapping[str, Any]) -> None:
+        """Store `profile` (the client's identity removed) as the briefing's."""
+
+
+class LeadRecords(Protocol):
+    def all(self) -> Iterable[PastLead]:
+        """Every lead, oldest first."""
+
+    def with_contact(self, contact: str, *, limit: int) -> list[PastLead]:
+        """The leads naming this e-mail or phone exactly, the latest first."""
+
+
+class _NoBriefings:
+    def completed(self) -> Iterable[PastBriefing]:
+        return ()
+
+    def completed_of(
+        self, *, company: str, contact: str, exclude: int | None, limit: int
+    ) -> list[PastBriefing]:
+        return []
+
+    def identity_clear(self, *, pk: int, profile: Mapping[str, Any]) -> None:
+        raise LookupError(f"no briefing records are registered to clear briefing {pk}")
+
+
+class _NoLeads:
+    def all(self) -> Iterable[PastLead]:
+        return ()
+
+    def with_contact(self, contact: str, *, limit: int) -> list[PastLead]:
+        return []
+
+
+_records: dict[str, Any] = {"briefings": _NoBriefings(), "leads": _NoLeads()}
+
+
+def records_register(
+    *, briefings: BriefingRecords | None = None, leads: LeadRecords | None = None
+) -> None:
+    """Called from an app's `ready()`: where studio reads earlier briefings or leads."""
+    if briefings is not None:
+        _records["briefings"] = briefings
+    if leads is not None:
+        _records["leads"] = leads
+
+
+def past_briefings() -> BriefingRecords:
+    return _records["briefings"]
+
+
+def past_leads() -> LeadRecords:
+    return _records["leads"]
