@@ -19,7 +19,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from briefing.agents import StageCall, stage_agent_run
-from briefing.brief import Brief, brief_markdown
+from briefing.completion import brief_finish
 from briefing.inbox import (
     inbox_columns,
     inbox_dead_letters_refresh,
@@ -35,9 +35,8 @@ from briefing.routing import (
     stage_call_options,
     turn_route_decide,
 )
-from briefing.services import spec_for
 from briefing.stages.base import StageSpec, is_empty
-from briefing.stages.registry import stages_for
+from briefing.stages.registry import spec_for, stages_for
 from briefing.texts import text as code_text
 from briefing.tool_use import memory_prefill, turn_tools_run
 from dlq.models import StructuredCall
@@ -59,8 +58,6 @@ ATTENTION = "attention"
 # The turn `meta` key of a client's message after completion (appended to the brief).
 ADDITIONAL_REQUEST = "additional_request"
 ADDITIONAL_REQUEST_EVENT_CHARS = 500
-# The languages a brief is written in; a conversation in another one gets an English brief.
-BRIEF_LANGUAGES = ("ru", "uk", "en")
 
 
 # --- claiming turns ------------------------------------------------------------------------
@@ -717,34 +714,14 @@ def _additional_request(work: _TurnWork) -> None:
     received = timezone.localtime(turn.created_at or timezone.now())
     request = {"text": turn.text, "receivedAt": received.isoformat(timespec="seconds")}
     completed_at = project.completed_at
-    _finish(project, work.stages, add_request=request)
+    brief_finish(project, work.stages, add_request=request)
     project.completed_at = completed_at
     work.event(Kind.ADDITIONAL_REQUEST, text=turn.text[:ADDITIONAL_REQUEST_EVENT_CHARS])
 
 
-def _finish(
-    project: Project, stages: list[StageRun], *, add_request: dict[str, str] | None = None
-) -> None:
-    """The final brief, validated, and its markdown summary, both written by code. The
-    client's additional requests are kept (a producer's change writes the brief again)."""
-    language = project.language if project.language in BRIEF_LANGUAGES else "en"
-    requests = list((project.brief or {}).get("additionalRequests") or [])
-    if add_request is not None:
-        requests.append(add_request)
-    brief = Brief.from_profile(
-        {s.key: s.fields for s in stages}, language=language, additional_requests=requests
-    )
-    project.brief = brief.model_dump(mode="json")
-    project.summary_markdown = brief_markdown(
-        brief, title=project.title, language=language,
-        stage_specs=stages_for(project.briefing_type),
-    )  # fmt: skip
-    project.status, project.completed_at = Project.Status.COMPLETED, timezone.now()
-
-
 def _complete(work: _TurnWork, *, call: Any = None) -> None:
     _locks_confirm(work)
-    _finish(work.project, work.stages)
+    brief_finish(work.project, work.stages)
     work.event(Kind.BRIEF_COMPLETED)
     work.also_write.append(lambda: brief_completed_emit(work.project))
     work.replies.append(_Reply(code_text("completed", work.project.language), "", call))
@@ -763,31 +740,6 @@ def _locks_confirm(work: _TurnWork) -> None:
                     Kind.LOCK_SET, stage.key, key=lock_key, new=value.strip(), source="client",
                     reason="confirmed",
                 )  # fmt: skip
-
-
-def brief_refresh(project: Project) -> None:
-    """Write a completed project's brief and summary again after a producer's change."""
-    if project.status != Project.Status.COMPLETED:
-        return
-    completed_at = project.completed_at
-    _finish(project, list(project.stages.order_by("order")))
-    project.completed_at = completed_at
-    project.save(update_fields=["brief", "summary_markdown", "updated_at"])
-
-
-def project_complete_if_done(project: Project) -> bool:
-    """Complete a project whose stages are all closed (after a producer's force-close)."""
-    stages = list(project.stages.order_by("order"))
-    if project.status == Project.Status.COMPLETED or any(
-        s.status != StageRun.Status.CLOSED for s in stages
-    ):
-        return False
-    _finish(project, stages)
-    project.save()
-    BriefingEvent.objects.create(project=project, kind=Kind.BRIEF_COMPLETED)
-    inbox_refresh(project_id=project.pk)
-    brief_completed_emit(project)
-    return True
 
 
 class _ClaimLost(Exception):

@@ -39,13 +39,12 @@ from briefing.services import (
     project_create,
     project_pause,
     project_resume,
-    spec_for,
     stage_force_close,
     stage_reopen,
     takeover_release,
     takeover_start,
 )
-from briefing.stages.registry import stages_for
+from briefing.stages.registry import spec_for, stages_for
 from briefing.status import StageRow, activity_lines, stage_rows, status_lines
 from config.http import HtmxHttpRequest
 from core.errors import ApplicationError
