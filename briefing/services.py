@@ -23,6 +23,7 @@ from briefing.known_data import known_data_fill
 from briefing.labels import field_labels, label_language, lock_label
 from briefing.limits import limits_hit, rates_parse
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
+from briefing.selectors import lock_proposals_pending
 from briefing.stages.base import StageSpec
 from briefing.stages.registry import DEFAULT_BRIEFING_TYPE, spec_for, stage_title, stages_for
 from core.errors import ApplicationError
@@ -302,18 +303,6 @@ def lock_remove(*, project: Project, key: str, user: Any = None) -> None:
     event_record(
         project=project, kind=Kind.LOCK_REMOVED, data={"key": key, "old": lock.value}, actor=user
     )
-
-
-def lock_proposals_pending(project: Project) -> list[BriefingEvent]:
-    """The client's proposed changes of locked values that no producer decided yet."""
-    decided = {
-        event.data.get("proposal")
-        for event in project.events.filter(
-            kind__in=[Kind.LOCK_CHANGE_ACCEPTED, Kind.LOCK_CHANGE_REJECTED]
-        )
-    }
-    proposed = project.events.filter(kind=Kind.LOCK_CHANGE_PROPOSED).order_by("id")
-    return [event for event in proposed if event.pk not in decided]
 
 
 @transaction.atomic
