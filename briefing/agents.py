@@ -13,6 +13,7 @@ from django.conf import settings
 from briefing.context import stage_prompt
 from briefing.dialogue import rules_reply
 from briefing.stages.base import StageSpec
+from briefing.stages.registry import spec_for
 from briefing.tool_use import FINAL_ANSWER_RULES, sources_validator
 from dlq.models import StructuredCall
 from dlq.services import structured_run
@@ -207,7 +208,6 @@ def stage_answer_check(*, turn, raw: str):
     """Validate a stage answer for `turn` the way the engine validates a model's (shape,
     locked entities, numbers the client wrote): the check behind fixing a dead letter."""
     from briefing.models import LockedEntity, Turn
-    from briefing.services import spec_for
     from llmkit.parse import parse
 
     project = turn.project

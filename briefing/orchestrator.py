@@ -1,33 +1,23 @@
 """The turn, step by step: claim → takeover check → level-0 guard → language → pre-parse →
 the current stage's agent → gate → advance → reply. Model calls happen outside any
-transaction; everything the turn changes is written in one transaction at its end, and
-only if the turn is still this worker's claim."""
+transaction; everything the turn changes is written in one transaction at its end
+(briefing.turn_outcome), and only if the turn is still this worker's claim
+(briefing.turn_claims)."""
 
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import time
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, Q
 from django.utils import timezone
 
 from briefing.agents import StageCall, stage_agent_run
-from briefing.brief import Brief, brief_markdown
-from briefing.inbox import (
-    inbox_columns,
-    inbox_dead_letters_refresh,
-    inbox_refresh,
-    inbox_turn_processed,
-    project_lock,
-)
-from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
+from briefing.completion import brief_finish
+from briefing.models import BriefingEvent, Project, StageRun, Turn
 from briefing.reading import reading_apply, reading_meta, turn_read
 from briefing.routing import (
     cost_budget_exceeded,
@@ -35,90 +25,30 @@ from briefing.routing import (
     stage_call_options,
     turn_route_decide,
 )
-from briefing.services import spec_for
 from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.registry import stages_for
 from briefing.texts import text as code_text
 from briefing.tool_use import memory_prefill, turn_tools_run
-from dlq.models import StructuredCall
+from briefing.turn_claims import late_answer_claim, turn_claim_next
+from briefing.turn_outcome import turn_commit
+from briefing.turn_work import Reply, TurnWork
 from llmkit.guard import guard_check, guard_reply
 from llmkit.language import detect_language
-from llmkit.parse import FieldError, as_target
-from llmkit.pools import TurnMeter
 from llmkit.structured import StructuredResult
-from studio.memory import SnapshotReads
 from webhooks.events import brief_completed_emit
 
 Kind = BriefingEvent.Kind
-# The turn `meta` key counting claims that expired with their worker.
-CLAIMS_LOST = "claims_lost"
+
 # Level 1's attacks get level 0's refusal (the turn's meta "guard" names the canned reply).
 GUARD_LEVEL1_KIND = "prompt_extraction"
+
 # The turn `meta` key of a request for a person or a complaint (its intent), on both turns.
 ATTENTION = "attention"
+
 # The turn `meta` key of a client's message after completion (appended to the brief).
 ADDITIONAL_REQUEST = "additional_request"
+
 ADDITIONAL_REQUEST_EVENT_CHARS = 500
-# The languages a brief is written in; a conversation in another one gets an English brief.
-BRIEF_LANGUAGES = ("ru", "uk", "en")
-
-
-# --- claiming turns ------------------------------------------------------------------------
-
-
-def turn_claim_next(*, project_id: int, now: datetime.datetime) -> Turn | float | None:
-    """Claim the project's oldest unfinished client turn (turns of one project strictly in
-    order). Returns the claimed turn, the seconds until a live claim by another worker
-    expires, or None when there is nothing to do. The claim is one conditional UPDATE: a
-    turn is processed by one worker even if the task runs twice.
-
-    Taking over an expired claim counts as a lost one (in the turn's `meta`); a turn that
-    lost BRIEFING_TURN_MAX_LOST_CLAIMS claims (its worker died each time, perhaps killed by
-    the turn itself) is dead-lettered with a holding reply instead, and 0.0 is returned:
-    the next turn may go."""
-    lease = datetime.timedelta(seconds=settings.BRIEFING_TURN_LEASE_S)
-    oldest = (
-        Turn.objects.filter(
-            project_id=project_id,
-            role=Turn.Role.CLIENT,
-            status__in=[Turn.Status.RECEIVED, Turn.Status.PROCESSING],
-        )
-        .select_related("project")  # read with the turn: the processing needs it
-        .order_by("seq")
-        .first()
-    )
-    if oldest is None:
-        return None
-    if oldest.status == Turn.Status.PROCESSING and oldest.claimed_at + lease > now:
-        return (oldest.claimed_at + lease - now).total_seconds()
-    meta = dict(oldest.meta)
-    if oldest.status == Turn.Status.PROCESSING:
-        meta[CLAIMS_LOST] = meta.get(CLAIMS_LOST, 0) + 1
-    # The claim's conditions pin claimed_at, which every claim changes: the meta read above
-    # is still the turn's when the UPDATE wins.
-    claimed = Turn.objects.filter(
-        Q(claimed_at=oldest.claimed_at) if oldest.claimed_at else Q(claimed_at__isnull=True),
-        pk=oldest.pk,
-        status=oldest.status,
-    ).update(status=Turn.Status.PROCESSING, claimed_at=now, meta=meta)
-    if not claimed:
-        return 0.0  # another worker won the race: look again
-    oldest.status, oldest.claimed_at, oldest.meta = Turn.Status.PROCESSING, now, meta
-    if meta.get(CLAIMS_LOST, 0) >= settings.BRIEFING_TURN_MAX_LOST_CLAIMS:
-        _turn_dead_letter_lost(oldest)
-        return 0.0
-    return oldest
-
-
-def turns_pending_project_ids() -> list[int]:
-    """Projects with a client turn still waiting for a worker."""
-    return sorted(
-        set(
-            Turn.objects.filter(
-                role=Turn.Role.CLIENT, status__in=[Turn.Status.RECEIVED, Turn.Status.PROCESSING]
-            ).values_list("project_id", flat=True)
-        )
-    )
 
 
 def project_turns_drain(*, project_id: int, time_left_s: float | None = None) -> float | None:
@@ -147,106 +77,17 @@ def project_turns_drain(*, project_id: int, time_left_s: float | None = None) ->
 # --- the turn --------------------------------------------------------------------------------
 
 
-@dataclass
-class _Reply:
-    text: str
-    stage_key: str
-    call: Any = None
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class _TurnWork:
-    """Everything a turn decides, held in memory until the final transaction."""
-
-    project: Project
-    turn: Turn
-    stages: list[StageRun]
-    locks: dict[str, LockedEntity]
-    events: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
-    replies: list[_Reply] = field(default_factory=list)
-    new_locks: dict[str, str] = field(default_factory=dict)
-    # Locks the client completed (key → (old, new)), written only if still at the old value.
-    refined_locks: dict[str, tuple[str, str]] = field(default_factory=dict)
-    turn_status: str = Turn.Status.DONE
-    # How each stage looked when the turn began: only changed ones are written back.
-    stages_before: dict[int, tuple] = field(default_factory=dict)
-    # Writes of other apps that must commit or roll back with the turn (settling a replay).
-    also_write: list[Callable[[], None]] = field(default_factory=list)
-    # When the turn's model budget runs out (time.monotonic): its stage calls share it.
-    deadline: float = field(
-        default_factory=lambda: time.monotonic() + settings.BRIEFING_TURN_BUDGET_S
-    )
-    _earlier: list[Turn] | None = None
-    # The turn's model pool and what it has spent against its caps (briefing.routing);
-    # None without pools, and for late answers (a fix or a replay of a dead letter).
-    meter: TurnMeter | None = None
-    # The reader's reading of this turn's message (briefing.reading), once it ran.
-    reading: Any = None
-    # The turn's studio tools (briefing.tool_use.TurnTools): run once, by the first stage call.
-    tools: Any = None
-    # The client snapshots memory read this turn (each key once).
-    snapshots: SnapshotReads = field(default_factory=SnapshotReads)
-
-    def earlier(self) -> list[Turn]:
-        """The briefing's turns before this one, oldest first: read once a turn for the
-        agent's last question, the stage's history and the client's texts."""
-        if self._earlier is None:
-            self._earlier = list(
-                Turn.objects.filter(project_id=self.project.pk, seq__lt=self.turn.seq)
-                .order_by("seq")
-                .only("seq", "role", "text", "stage_key", "meta")
-            )
-        return self._earlier
-
-    def client_texts(self) -> list[str]:
-        """Everything the client wrote up to this turn (numbers must come from here)."""
-        return [*(t.text for t in self.earlier() if t.role == Turn.Role.CLIENT), self.turn.text]
-
-    def event(self, kind: str, stage_key: str = "", **data: Any) -> None:
-        self.events.append((kind, stage_key, data))
-
-    def lock_values(self) -> dict[str, str]:
-        refined = {key: new for key, (_, new) in self.refined_locks.items()}
-        return {**{k: lock.value for k, lock in self.locks.items()}, **refined, **self.new_locks}
-
-    def pinned_values(self) -> dict[str, str]:
-        """What a model may not rename: the locks, and the identity values the client gave
-        (locked only once confirmed, but a client's correction alone changes them)."""
-        pinned = {}
-        for stage in self.stages:
-            for name, key in self.spec(stage).locks.items():
-                value = stage.fields.get(name)
-                if isinstance(value, str) and value.strip():
-                    pinned[key] = value.strip()
-        return {**pinned, **self.lock_values()}
-
-    def spec(self, stage: StageRun) -> StageSpec:
-        return spec_for(self.project, stage.key)
-
-    def budget_left(self) -> float:
-        return max(self.deadline - time.monotonic(), 0.0)
-
-
 def turn_process(turn: Turn) -> bool:
     """Process one claimed client turn. Returns whether a later turn may be waiting: False
     when the turn was the briefing's last as it was written (a message stored after that
     queues its own processing)."""
-    project = turn.project
-    stages = list(project.stages.order_by("order"))
-    work = _TurnWork(
-        project=project,
-        turn=turn,
-        stages=stages,
-        locks={lock.key: lock for lock in project.locks.all()},
-        stages_before={s.pk: _stage_state(s) for s in stages},
-    )
+    work = TurnWork.begin(project=turn.project, turn=turn)
     _decide(work)
     _cost_flag(work)
-    return _commit(work)
+    return turn_commit(work)
 
 
-def _decide(work: _TurnWork) -> None:
+def _decide(work: TurnWork) -> None:
     project, turn = work.project, work.turn
     if project.taken_over_by_id or project.status == Project.Status.PAUSED:
         work.turn_status = Turn.Status.WAITING_PRODUCER
@@ -263,9 +104,7 @@ def _decide(work: _TurnWork) -> None:
         # rules agent still reads the next message as the answer to its own last question.
         turn.meta = {**turn.meta, "guard": verdict.kind}
         work.replies.append(
-            _Reply(
-                guard_reply(verdict.kind, language), turn.stage_key, meta={"guard": verdict.kind}
-            )
+            Reply(guard_reply(verdict.kind, language), turn.stage_key, meta={"guard": verdict.kind})
         )
         work.event(Kind.GUARD_ANSWERED, guard=verdict.kind, matched=verdict.matched)
         return
@@ -275,10 +114,10 @@ def _decide(work: _TurnWork) -> None:
     if project.status == Project.Status.COMPLETED and ADDITIONAL_REQUEST not in turn.meta:
         _additional_request(work)
     if project.status == Project.Status.COMPLETED:
-        work.replies.append(_Reply(code_text("already_completed", language), ""))
+        work.replies.append(Reply(code_text("already_completed", language), ""))
         return
     _prefill(work)
-    stage = _current(work)
+    stage = work.current()
     if stage is None:
         _complete(work)
         return
@@ -291,10 +130,10 @@ def _decide(work: _TurnWork) -> None:
     work.meter = turn_route_decide(
         project=project, turn=turn, stage=stage, budget_s=work.budget_left()
     )
-    _run_stage(work, stage, opening=opening)
+    _run_stages(work, stage, opening=opening)
 
 
-def _level1_answered(work: _TurnWork, language: str) -> bool:
+def _level1_answered(work: TurnWork, language: str) -> bool:
     """Level 1 (the shipped classifier) on a message level 0 let through, its verdict kept
     in the turn's meta for the router. An attack gets level 0's canned answer; a request
     for a person or a complaint flags the briefing for its producer (the turn waits for
@@ -306,7 +145,7 @@ def _level1_answered(work: _TurnWork, language: str) -> bool:
     if verdict.is_attack:
         turn.meta = {**turn.meta, "guard": GUARD_LEVEL1_KIND}
         reply = guard_reply(GUARD_LEVEL1_KIND, language)
-        work.replies.append(_Reply(reply, turn.stage_key, meta={"guard": GUARD_LEVEL1_KIND}))
+        work.replies.append(Reply(reply, turn.stage_key, meta={"guard": GUARD_LEVEL1_KIND}))
         work.event(
             Kind.GUARD_ANSWERED, guard=GUARD_LEVEL1_KIND, level=1, risk=verdict.risk,
             score=verdict.scores.get("attack"),
@@ -330,17 +169,11 @@ def _level1_answered(work: _TurnWork, language: str) -> bool:
     )  # fmt: skip
     meta = {k: asked[k] for k in ("asked_field", "asked_fields") if k in asked}
     meta[ATTENTION] = verdict.intent
-    work.replies.append(
-        _Reply(code_text("person_will_answer", language), turn.stage_key, meta=meta)
-    )
+    work.replies.append(Reply(code_text("person_will_answer", language), turn.stage_key, meta=meta))
     return True
 
 
-def _current(work: _TurnWork) -> StageRun | None:
-    return next((s for s in work.stages if s.status != StageRun.Status.CLOSED), None)
-
-
-def _start(work: _TurnWork, stage: StageRun) -> None:
+def _start(work: TurnWork, stage: StageRun) -> None:
     for other in work.stages:
         if other.status == StageRun.Status.OPEN and other is not stage:
             other.status = StageRun.Status.PENDING
@@ -348,7 +181,7 @@ def _start(work: _TurnWork, stage: StageRun) -> None:
     work.event(Kind.STAGE_STARTED, stage.key)
 
 
-def _prefill(work: _TurnWork) -> None:
+def _prefill(work: TurnWork) -> None:
     """Read the client's message for every stage's fields (briefing.reading): what it states
     fills any stage, a correction replaces, a change to a locked value is proposed."""
     reading = turn_read(
@@ -365,7 +198,7 @@ def _prefill(work: _TurnWork) -> None:
     )  # fmt: skip
 
 
-def _close(work: _TurnWork, stage: StageRun, *, by: str) -> None:
+def _close(work: TurnWork, stage: StageRun, *, by: str) -> None:
     spec = work.spec(stage)
     stage.status, stage.closed_by, stage.closed_at = StageRun.Status.CLOSED, by, timezone.now()
     stage.summary = spec.summary(stage.fields, work.project.language)
@@ -379,7 +212,7 @@ class _StageHistory:
     omitted: int  # earlier turns of the stage left out of `turns`
 
 
-def _stage_history(work: _TurnWork, stage: StageRun) -> _StageHistory:
+def _stage_history(work: TurnWork, stage: StageRun) -> _StageHistory:
     """The last turns of THIS stage (this client message included), the field the agent
     asked about last, and how many earlier turns were cut (from the turn's one read)."""
     earlier = [
@@ -398,17 +231,50 @@ def _stage_history(work: _TurnWork, stage: StageRun) -> _StageHistory:
     return _StageHistory(turns, asked, omitted)
 
 
-# What a turn changes on a stage (and writes back when it did).
-STAGE_STATE_FIELDS = ["status", "fields", "summary", "closed_by", "closed_at"]
-
-
-def _stage_state(stage: StageRun) -> tuple:
-    return tuple(getattr(stage, name) for name in STAGE_STATE_FIELDS)
+def _run_stages(
+    work: TurnWork, stage: StageRun, *, opening: bool, holding_reply: bool = True
+) -> tuple[StructuredResult | None, Any]:
+    """Run the stage's agent and, while its gate closes, open the next stage and run its agent
+    for the opening question in this same turn. Each run either holds its stage's gate (the
+    loop ends) or closes the stage for the rest of the turn: the number of stages bounds the
+    runs. Returns the first run's result and call record (`holding_reply` is for it alone)."""
+    fresh_tools = work.tools is None  # the first run calls the turn's tools
+    before = len(work.replies)
+    first = None
+    for _ in range(len(work.stages)):
+        result, record, closed = _run_stage(
+            work, stage, opening=opening, holding_reply=holding_reply
+        )
+        if first is None:
+            first = (result, record)
+        following = _advance(work, after=stage, call=record) if closed else None
+        if following is None:
+            break
+        stage, opening, holding_reply = following, True, True
+    else:
+        raise RuntimeError(f"turn {work.turn.pk}: stages still opening after {len(work.stages)}")
+    result, record = first
+    if (
+        fresh_tools
+        and result is not None
+        and result.ok
+        and result.provider == "rules"
+        and len(work.replies) > before
+    ):
+        # The rules agent answers the client's question from the tool results, by code,
+        # before its next question (a stage that closed on this turn keeps the answer too).
+        answer = work.tools.answer()
+        if answer:
+            reply = work.replies[before]
+            reply.text = f"{answer} {reply.text}".strip()
+    return result, record
 
 
 def _run_stage(
-    work: _TurnWork, stage: StageRun, *, opening: bool, holding_reply: bool = True
-) -> tuple[StructuredResult, Any]:
+    work: TurnWork, stage: StageRun, *, opening: bool, holding_reply: bool
+) -> tuple[StructuredResult | None, Any, bool]:
+    """One run of the stage's agent: (its result, its call record, whether the stage's gate
+    closed on the answer)."""
     if work.tools is None:  # once per turn, before its first stage call
         memory_prefill(stages=work.stages, event=work.event, reads=work.snapshots)
     spec = work.spec(stage)
@@ -430,10 +296,10 @@ def _run_stage(
         snapshots=work.snapshots,
     )
     if work.meter is not None and not work.meter.allows():
-        return _capped(work, stage)
+        _capped(work, stage)
+        return None, None, False
     options = stage_call_options(work.meter, project_id=work.project.pk)
-    fresh_tools = work.tools is None
-    if fresh_tools:
+    if work.tools is None:
         work.tools = turn_tools_run(call=call, turn=work.turn, meter=work.meter,
                                     options=options, budget_left=work.budget_left)  # fmt: skip
         for outcome in work.tools.outcomes:
@@ -463,28 +329,20 @@ def _run_stage(
         work.event(Kind.DEAD_LETTERED, stage.key, call=record.pk, signature=result.error_signature)
         if holding_reply:
             work.event(Kind.HOLDING_REPLY_SENT, stage.key)
-            reply = _Reply(code_text("holding", work.project.language), stage.key, record)
+            reply = Reply(code_text("holding", work.project.language), stage.key, record)
             work.replies.append(reply)
         work.turn_status = Turn.Status.FAILED
-        return result, record
+        return result, record, False
 
     data = result.final.outcome.data if result.final.outcome else {}
-    before = len(work.replies)
-    _accept(
+    closed = _accept(
         work, stage, result.value, data if isinstance(data, dict) else {}, record=record,
         provider=result.provider, layer=result.layer, retry=result.retry_used,
     )  # fmt: skip
-    if fresh_tools and result.provider == "rules" and len(work.replies) > before:
-        # The rules agent answers the client's question from the tool results, by code,
-        # before its next question (a stage that closed on this turn keeps the answer too).
-        answer = work.tools.answer()
-        if answer:
-            reply = work.replies[before]
-            reply.text = f"{answer} {reply.text}".strip()
-    return result, record
+    return result, record, closed
 
 
-def _capped(work: _TurnWork, stage: StageRun) -> tuple[None, None]:
+def _capped(work: TurnWork, stage: StageRun) -> None:
     """The turn reached its route's cap on model calls or output tokens: no further call, the
     client gets the holding reply (the stage stays as it is, its gate closed), and the turn
     ends instead of looping."""
@@ -493,11 +351,10 @@ def _capped(work: _TurnWork, stage: StageRun) -> tuple[None, None]:
     work.event(Kind.TURN_CAPPED, stage.key, cap=meter.capped, calls=meter.calls,
                output_tokens=meter.output_tokens, pool=meter.route.pool)  # fmt: skip
     work.event(Kind.HOLDING_REPLY_SENT, stage.key)
-    work.replies.append(_Reply(code_text("holding", work.project.language), stage.key))
-    return None, None
+    work.replies.append(Reply(code_text("holding", work.project.language), stage.key))
 
 
-def _cost_flag(work: _TurnWork) -> None:
+def _cost_flag(work: TurnWork) -> None:
     """Flag the briefing to its producer once its model calls cost more than the budget."""
     spent = cost_budget_exceeded(project=work.project)
     if spent is not None:
@@ -506,7 +363,7 @@ def _cost_flag(work: _TurnWork) -> None:
 
 
 def _accept(
-    work: _TurnWork,
+    work: TurnWork,
     stage: StageRun,
     answer: Any,
     data: dict[str, Any],
@@ -515,9 +372,10 @@ def _accept(
     provider: str,
     layer: str | None,
     retry: bool,
-) -> None:
+) -> bool:
     """A valid stage answer (the model's, or a manager's fix of a dead letter): merge its
-    fields under the locks and producer values, then the gate."""
+    fields under the locks and producer values, then the gate. True when the gate closed
+    the stage (the caller opens the next one); else the reply asks on."""
     spec = work.spec(stage)
     locked = work.pinned_values()
     _block_foreign_renames(work, stage, data, locked)
@@ -538,93 +396,29 @@ def _accept(
     asked = data.get("askedField")
     if flag and not missing:
         _close(work, stage, by=StageRun.ClosedBy.AGENT)
-        _advance(work, after=stage, call=record)
-        return
+        return True
     work.event(Kind.GATE_HELD, stage.key, missing=missing, flag=flag)
     message = answer.message.strip() or _fallback_question(spec, missing, work.project.language)
     asked = asked or (missing[0] if missing else None)
     meta = {"asked_field": asked}
     if isinstance(data.get("askedFields"), list):  # two related fields asked together
         meta["asked_fields"] = [f for f in data["askedFields"] if isinstance(f, str)]
-    work.replies.append(_Reply(message, stage.key, record, meta))
-
-
-def _late_answer_claim(turn: Turn) -> _TurnWork:
-    """Claim a failed turn for a late answer (a manager's fix or a replay of its dead letter)
-    and build its work. Claimed like any turn, so a second fix or replay answers nothing.
-    Refused when the conversation has moved past the turn's stage or a producer holds it."""
-    from core.errors import ApplicationError
-
-    project = Project.objects.get(pk=turn.project_id)
-    stages = list(project.stages.order_by("order"))
-    stage = next((s for s in stages if s.key == turn.stage_key), None)
-    if stage is None or stage.status == StageRun.Status.CLOSED:
-        raise ApplicationError("the stage of this turn is closed: the conversation moved on")
-    if project.taken_over_by_id or project.status != Project.Status.ACTIVE:
-        raise ApplicationError(f"the briefing is {_project_state(project)}: no agent answer now")
-    now = timezone.now()
-    claimed = Turn.objects.filter(pk=turn.pk, status=Turn.Status.FAILED).update(
-        status=Turn.Status.PROCESSING, claimed_at=now
-    )
-    if not claimed:
-        raise ApplicationError("this turn is not waiting for an answer (it was answered already)")
-    turn.status, turn.claimed_at = Turn.Status.PROCESSING, now
-    return _TurnWork(
-        project=project, turn=turn, stages=stages,
-        locks={lock.key: lock for lock in project.locks.all()},
-        stages_before={s.pk: _stage_state(s) for s in stages},
-    )  # fmt: skip
-
-
-def _turn_dead_letter_lost(turn: Turn) -> None:
-    """A turn whose processing was lost too often (claimed by `turn_claim_next`): no model is
-    called again; it becomes a dead letter of its stage, and the client gets the holding
-    reply, as for an answer that failed after its retry. A manager fixes or replays it."""
-    project = Project.objects.get(pk=turn.project_id)
-    stages = list(project.stages.order_by("order"))
-    work = _TurnWork(
-        project=project, turn=turn, stages=stages,
-        locks={lock.key: lock for lock in project.locks.all()},
-        stages_before={s.pk: _stage_state(s) for s in stages},
-    )  # fmt: skip
-    stage = next((s for s in stages if s.key == turn.stage_key), None) or _current(work)
-    stage_key = stage.key if stage else turn.stage_key
-    turn.stage_key = stage_key
-    lost = turn.meta.get(CLAIMS_LOST, 0)
-    error = FieldError(
-        "$", "processing_lost",
-        f"the turn's processing was lost {lost} times (its worker died or hung past the "
-        f"{settings.BRIEFING_TURN_LEASE_S}-second lease); it was not tried again",
-    )  # fmt: skip
-    schema_name = as_target(work.spec(stage).answer_model).name if stage else "turn"
-
-    def letter() -> None:
-        from dlq.services import dead_letter_create
-
-        dead_letter_create(
-            source_kind="briefing_turn", source_id=str(turn.pk), schema_name=schema_name,
-            raw_input=turn.text, errors=[error],
-        )  # fmt: skip
-
-    work.also_write.append(letter)
-    work.event(Kind.DEAD_LETTERED, stage_key, signature=error.signature, claims_lost=lost)
-    work.event(Kind.HOLDING_REPLY_SENT, stage_key)
-    work.replies.append(_Reply(code_text("holding", project.language), stage_key))
-    work.turn_status = Turn.Status.FAILED
-    _commit(work)
-
-
-def _project_state(project: Project) -> str:
-    return "taken over by a producer" if project.taken_over_by_id else project.status
+    work.replies.append(Reply(message, stage.key, record, meta))
+    return False
 
 
 def turn_answer_apply(*, turn: Turn, answer: Any, data: dict[str, Any], call: Any) -> None:
     """Answer a failed turn with a fixed stage answer (a manager's fix of its dead letter),
     exactly as if the model had given it: the gate, the next stage, one reply."""
-    work = _late_answer_claim(turn)
+    work = late_answer_claim(turn)
     stage = next(s for s in work.stages if s.key == turn.stage_key)
-    _accept(work, stage, answer, data, record=call, provider="manager fix", layer=None, retry=False)
-    _commit(work)
+    if _accept(
+        work, stage, answer, data, record=call, provider="manager fix", layer=None, retry=False
+    ):
+        following = _advance(work, after=stage, call=call)
+        if following is not None:
+            _run_stages(work, following, opening=True)
+    turn_commit(work)
 
 
 def turn_replay(*, turn: Turn, settle: Callable[[Any, bool], None]) -> None:
@@ -632,18 +426,18 @@ def turn_replay(*, turn: Turn, settle: Callable[[Any, bool], None]) -> None:
     answer goes through the gate as usual; a failure is recorded (a new dead letter) and the
     turn stays failed, with no second holding reply. `settle(call, ok)` runs in the turn's
     final transaction."""
-    work = _late_answer_claim(turn)
+    work = late_answer_claim(turn)
     stage = next(s for s in work.stages if s.key == turn.stage_key)
     opening = not any(
         t.role == Turn.Role.AGENT and t.stage_key == stage.key for t in work.earlier()
     )
-    result, record = _run_stage(work, stage, opening=opening, holding_reply=False)
+    result, record = _run_stages(work, stage, opening=opening, holding_reply=False)
     work.also_write.append(lambda: settle(record, result.ok))
-    _commit(work)
+    turn_commit(work)
 
 
 def _block_foreign_renames(
-    work: _TurnWork, stage: StageRun, data: dict[str, Any], locked: dict[str, str]
+    work: TurnWork, stage: StageRun, data: dict[str, Any], locked: dict[str, str]
 ) -> None:
     """A model echoing a locked entity under another value in a stage that does not own it
     (a "productName" key in the budget stage) changes nothing; the attempt is recorded."""
@@ -676,9 +470,10 @@ def _first_provider() -> str:
     return providers[0].name if providers else ""
 
 
-def _advance(work: _TurnWork, *, after: StageRun, call: Any) -> None:
-    """Open the next stage not yet closed (skipping those the pre-parse closed) and let its
-    agent ask the opening question in this same turn."""
+def _advance(work: TurnWork, *, after: StageRun, call: Any) -> StageRun | None:
+    """Open the next stage not yet closed (skipping those the pre-parse closed) and return
+    it: its agent asks the opening question in this same turn. None when every stage is
+    closed: the briefing is completed."""
     prefilled = any(s.closed_by == StageRun.ClosedBy.PREFILL for s in work.stages)
     skipped_before = (
         set(work.project.events.filter(kind=Kind.STAGE_SKIPPED).values_list("stage_key", flat=True))
@@ -697,18 +492,17 @@ def _advance(work: _TurnWork, *, after: StageRun, call: Any) -> None:
                 work.event(Kind.STAGE_SKIPPED, stage.key, by="prefill")
             continue
         _start(work, stage)
-        _run_stage(work, stage, opening=True)
-        return
+        return stage
     # Nothing after this stage is open: an earlier one may still be (after a reopen).
-    remaining = _current(work)
+    remaining = work.current()
     if remaining is not None:
         _start(work, remaining)
-        _run_stage(work, remaining, opening=True)
-        return
+        return remaining
     _complete(work, call=call)
+    return None
 
 
-def _additional_request(work: _TurnWork) -> None:
+def _additional_request(work: TurnWork) -> None:
     """A client's message after completion is a request the brief did not hold: it is
     appended to the brief (and its markdown) as an additional request, and flagged to the
     producer with an event, whatever the message is answered with."""
@@ -717,40 +511,20 @@ def _additional_request(work: _TurnWork) -> None:
     received = timezone.localtime(turn.created_at or timezone.now())
     request = {"text": turn.text, "receivedAt": received.isoformat(timespec="seconds")}
     completed_at = project.completed_at
-    _finish(project, work.stages, add_request=request)
+    brief_finish(project, work.stages, add_request=request)
     project.completed_at = completed_at
     work.event(Kind.ADDITIONAL_REQUEST, text=turn.text[:ADDITIONAL_REQUEST_EVENT_CHARS])
 
 
-def _finish(
-    project: Project, stages: list[StageRun], *, add_request: dict[str, str] | None = None
-) -> None:
-    """The final brief, validated, and its markdown summary, both written by code. The
-    client's additional requests are kept (a producer's change writes the brief again)."""
-    language = project.language if project.language in BRIEF_LANGUAGES else "en"
-    requests = list((project.brief or {}).get("additionalRequests") or [])
-    if add_request is not None:
-        requests.append(add_request)
-    brief = Brief.from_profile(
-        {s.key: s.fields for s in stages}, language=language, additional_requests=requests
-    )
-    project.brief = brief.model_dump(mode="json")
-    project.summary_markdown = brief_markdown(
-        brief, title=project.title, language=language,
-        stage_specs=stages_for(project.briefing_type),
-    )  # fmt: skip
-    project.status, project.completed_at = Project.Status.COMPLETED, timezone.now()
-
-
-def _complete(work: _TurnWork, *, call: Any = None) -> None:
+def _complete(work: TurnWork, *, call: Any = None) -> None:
     _locks_confirm(work)
-    _finish(work.project, work.stages)
+    brief_finish(work.project, work.stages)
     work.event(Kind.BRIEF_COMPLETED)
     work.also_write.append(lambda: brief_completed_emit(work.project))
-    work.replies.append(_Reply(code_text("completed", work.project.language), "", call))
+    work.replies.append(Reply(code_text("completed", work.project.language), "", call))
 
 
-def _locks_confirm(work: _TurnWork) -> None:
+def _locks_confirm(work: TurnWork) -> None:
     """Identity is locked once the client confirmed the read-back (or corrected it: the
     correction settles it), never on first sight."""
     locked = work.lock_values()
@@ -763,109 +537,3 @@ def _locks_confirm(work: _TurnWork) -> None:
                     Kind.LOCK_SET, stage.key, key=lock_key, new=value.strip(), source="client",
                     reason="confirmed",
                 )  # fmt: skip
-
-
-def brief_refresh(project: Project) -> None:
-    """Write a completed project's brief and summary again after a producer's change."""
-    if project.status != Project.Status.COMPLETED:
-        return
-    completed_at = project.completed_at
-    _finish(project, list(project.stages.order_by("order")))
-    project.completed_at = completed_at
-    project.save(update_fields=["brief", "summary_markdown", "updated_at"])
-
-
-def project_complete_if_done(project: Project) -> bool:
-    """Complete a project whose stages are all closed (after a producer's force-close)."""
-    stages = list(project.stages.order_by("order"))
-    if project.status == Project.Status.COMPLETED or any(
-        s.status != StageRun.Status.CLOSED for s in stages
-    ):
-        return False
-    _finish(project, stages)
-    project.save()
-    BriefingEvent.objects.create(project=project, kind=Kind.BRIEF_COMPLETED)
-    inbox_refresh(project_id=project.pk)
-    brief_completed_emit(project)
-    return True
-
-
-class _ClaimLost(Exception):
-    """The turn's claim expired and another worker took it: this result is dropped."""
-
-
-def _commit(work: _TurnWork) -> bool:
-    """Write the turn; whether a later turn may be waiting (see turn_process)."""
-    try:
-        return _write(work)
-    except _ClaimLost:  # the other worker's result stands
-        return True
-
-
-@transaction.atomic
-def _write(work: _TurnWork) -> bool:
-    # The claim is checked and released by one conditional UPDATE, which also locks the turn.
-    turn = work.turn
-    turn.status, turn.processed_at = work.turn_status, timezone.now()
-    finished = Turn.objects.filter(
-        pk=turn.pk, status=Turn.Status.PROCESSING, claimed_at=turn.claimed_at
-    ).update(
-        status=turn.status, stage_key=turn.stage_key, meta=turn.meta,
-        processed_at=turn.processed_at,
-    )  # fmt: skip
-    if not finished:
-        raise _ClaimLost
-    project = work.project
-    # The row is locked until commit, so reply numbers cannot collide; it comes with its
-    # stored inbox facts, which the turn's own changes update below.
-    locked = project_lock(project.pk)
-    changed = [s for s in work.stages if work.stages_before.get(s.pk) != _stage_state(s)]
-    if changed:  # one statement however many stages the turn changed
-        StageRun.objects.bulk_update(changed, STAGE_STATE_FIELDS)
-    for key, (old, value) in work.refined_locks.items():
-        LockedEntity.objects.filter(project=project, key=key, value=old).update(value=value)
-    for key, value in work.new_locks.items():
-        LockedEntity.objects.get_or_create(
-            project=project, key=key,
-            defaults={"value": value, "source": LockedEntity.Source.CLIENT},
-        )  # fmt: skip
-    events = BriefingEvent.objects.bulk_create(
-        BriefingEvent(project=project, turn=turn, kind=kind, stage_key=stage_key, data=data)
-        for kind, stage_key, data in work.events
-    )
-    Turn.objects.bulk_create(
-        Turn(
-            project=project,
-            seq=locked.top_seq + 1 + offset,
-            role=Turn.Role.AGENT,
-            text=reply.text,
-            stage_key=reply.stage_key,
-            reply_to=turn,
-            call=reply.call,
-            meta=reply.meta,
-        )
-        for offset, reply in enumerate(work.replies)
-    )
-    for write in work.also_write:
-        write()
-    now = timezone.now()
-    facts = inbox_turn_processed(locked=locked, project=project, turn=turn, events=events, now=now)
-    kinds = Counter(kind for kind, _, _ in work.events)
-    Project.objects.filter(pk=project.pk).update(
-        language=project.language, status=project.status, brief=project.brief,
-        summary_markdown=project.summary_markdown, completed_at=project.completed_at,
-        profile={s.key: s.fields for s in work.stages}, updated_at=now,
-        lock_violations=F("lock_violations") + kinds[Kind.LOCK_VIOLATION_BLOCKED],
-        holding_replies=F("holding_replies") + kinds[Kind.HOLDING_REPLY_SENT],
-        **(inbox_columns(facts) if facts else {}),
-    )  # fmt: skip
-    if facts is None:
-        inbox_refresh(project_id=project.pk)
-    if any(_dead_lettered(reply.call) for reply in work.replies):
-        inbox_dead_letters_refresh(project_id=project.pk)
-    return locked.top_seq > turn.seq
-
-
-def _dead_lettered(call: Any) -> bool:
-    """A reply's call that failed has an open dead letter, shown on the dashboard's row."""
-    return call is not None and call.outcome == StructuredCall.Outcome.FAILED

@@ -12,6 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from briefing.events import event_record
 from briefing.models import BriefingEvent, Project, StageRun, Turn
 from core.errors import ApplicationError, ErrorCode
 from dlq.ledger import briefing_session, ledger_for_briefing
@@ -231,15 +232,14 @@ def cost_budget_exceeded(*, project: Project) -> Decimal | None:
 
 # --- the producer's switch ----------------------------------------------------------------
 # Kept beside the routing it steers (one sub-domain, one module) rather than in the
-# briefing's services, which already hold every other producer action.
+# briefing's services, which already hold every other producer action (the services sit
+# above the orchestrator, and the orchestrator above this module).
 
 
 @transaction.atomic
 def project_strong_model_set(*, project: Project, on: bool, user: Any) -> None:
     """The producer's "use the strong model" switch: while on, every turn of the briefing
     goes to the escalation pool. Recorded as an event with who, the old and the new value."""
-    from briefing.services import event_record
-
     locked = Project.objects.select_for_update().get(pk=project.pk)
     if locked.strong_model == on:
         state = "on" if on else "off"

@@ -1,10 +1,21 @@
-"""Reads of the briefing app."""
+"""Reads of the briefing app: what the producer's pages and the status lines show, and the
+state of one briefing."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
-from briefing.models import Project, StageRun, Turn
+from django.db.models import Case, CharField, F, OuterRef, Q, QuerySet, Subquery, Value, When
+
+from briefing.inbox import InboxFacts, inbox_facts
+from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
+from briefing.status import PENDING_TURN, WaitingFor
+from dlq.ledger import ledger_turn_costs
+from dlq.models import DeadLetter
+
+Kind = BriefingEvent.Kind
 
 
 def project_report(project: Project) -> dict[str, Any]:
@@ -31,3 +42,92 @@ def project_report(project: Project) -> dict[str, Any]:
 
 def stage_closed_by(project: Project) -> dict[str, str]:
     return {s.key: s.closed_by for s in project.stages.filter(status=StageRun.Status.CLOSED)}
+
+
+def with_waiting_for(projects: QuerySet[Project]) -> QuerySet[Project]:
+    """Annotate `waiting_for_live` (one of WaitingFor) in SQL (the inbox stores its own, see
+    briefing.inbox): completed → nobody; taken over, paused, a
+    client turn waiting for the producer, or a failed turn the producer has not answered →
+    the producer; a client turn received or processing → the agent; else the client."""
+    client_turns = Turn.objects.filter(project=OuterRef("pk"), role=Turn.Role.CLIENT)
+    last_client = client_turns.order_by("-seq")
+    last_producer = Turn.objects.filter(project=OuterRef("pk"), role=Turn.Role.PRODUCER)
+    projects = projects.annotate(
+        last_client_status=Subquery(last_client.values("status")[:1]),
+        last_client_seq=Subquery(last_client.values("seq")[:1]),
+        last_producer_seq=Subquery(last_producer.order_by("-seq").values("seq")[:1]),
+    )
+    unanswered_failure = Q(last_client_status=Turn.Status.FAILED) & (
+        Q(last_producer_seq__isnull=True) | Q(last_producer_seq__lt=F("last_client_seq"))
+    )
+    return projects.annotate(
+        waiting_for_live=Case(
+            When(status=Project.Status.COMPLETED, then=Value(WaitingFor.NOBODY)),
+            When(
+                Q(taken_over_by__isnull=False)
+                | Q(status=Project.Status.PAUSED)
+                | Q(last_client_status=Turn.Status.WAITING_PRODUCER)
+                | unanswered_failure,
+                then=Value(WaitingFor.PRODUCER),
+            ),
+            When(last_client_status__in=PENDING_TURN, then=Value(WaitingFor.AGENT)),
+            default=Value(WaitingFor.CLIENT),
+            output_field=CharField(),
+        )
+    )
+
+
+def waiting_for(project: Project) -> str:
+    """Who one briefing waits for (the same SQL rule as the dashboard's)."""
+    return (
+        with_waiting_for(Project.objects.filter(pk=project.pk))
+        .values_list("waiting_for_live", flat=True)
+        .get()
+    )
+
+
+def lock_proposals_pending(project: Project) -> list[BriefingEvent]:
+    """The client's proposed changes of locked values that no producer decided yet."""
+    decided = {
+        event.data.get("proposal")
+        for event in project.events.filter(
+            kind__in=[Kind.LOCK_CHANGE_ACCEPTED, Kind.LOCK_CHANGE_REJECTED]
+        )
+    }
+    proposed = project.events.filter(kind=Kind.LOCK_CHANGE_PROPOSED).order_by("id")
+    return [event for event in proposed if event.pk not in decided]
+
+
+@dataclass(frozen=True)
+class ProjectPageReads:
+    """What the producer's page of one briefing reads from the database, each read once."""
+
+    stages: list[StageRun]
+    events: list[BriefingEvent]
+    turns: list[Turn]
+    # The dead letters of the turns' calls, by call id.
+    letters: dict[int, DeadLetter]
+    facts: InboxFacts
+    # What each turn's model calls cost, by turn id (the ledger's).
+    costs: dict[str, Decimal]
+    locks: list[LockedEntity]
+    lock_proposals: list[BriefingEvent]
+
+
+def project_page_reads(project: Project) -> ProjectPageReads:
+    """The rows of one briefing's page: its stages, events, turns with their calls and dead
+    letters, stored inbox facts, costs per turn, locks and the proposals still undecided."""
+    stages = list(project.stages.order_by("order"))
+    events = list(project.events.select_related("actor").order_by("id"))
+    turns = list(project.turns.select_related("call", "author").order_by("seq"))
+    call_ids = [t.call_id for t in turns if t.call_id]
+    return ProjectPageReads(
+        stages=stages,
+        events=events,
+        turns=turns,
+        letters={d.call_id: d for d in DeadLetter.objects.filter(call_id__in=call_ids)},
+        facts=inbox_facts(project.pk),
+        costs=ledger_turn_costs(project_id=project.pk),
+        locks=list(project.locks.select_related("set_by")),
+        lock_proposals=lock_proposals_pending(project),
+    )

@@ -16,12 +16,16 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from pydantic import ValidationError
 
-from briefing.inbox import inbox_refresh, inbox_turn_received, project_lock
+from briefing.completion import brief_refresh, project_complete_if_done, project_profile_sync
+from briefing.events import event_record
+from briefing.inbox import inbox_turn_received, project_lock
+from briefing.known_data import known_data_fill
 from briefing.labels import field_labels, label_language, lock_label
 from briefing.limits import limits_hit, rates_parse
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
+from briefing.selectors import lock_proposals_pending
 from briefing.stages.base import StageSpec
-from briefing.stages.registry import DEFAULT_BRIEFING_TYPE, stage_title, stages_for
+from briefing.stages.registry import DEFAULT_BRIEFING_TYPE, spec_for, stage_title, stages_for
 from core.errors import ApplicationError
 from core.queueing import queue_after_commit
 
@@ -32,32 +36,6 @@ from core.queueing import queue_after_commit
 MAX_CLIENT_TEXT = 50_000
 Kind = BriefingEvent.Kind
 logger = logging.getLogger(__name__)
-
-
-def event_record(
-    *,
-    project: Project,
-    kind: str,
-    turn: Turn | None = None,
-    stage_key: str = "",
-    data: Mapping[str, Any] | None = None,
-    actor: Any = None,
-) -> BriefingEvent:
-    event = BriefingEvent.objects.create(
-        project=project, kind=kind, turn=turn, stage_key=stage_key, data=dict(data or {}),
-        actor=actor,
-    )  # fmt: skip
-    # Every change a person or the client makes is an event: the inbox's facts follow in the
-    # same transaction.
-    inbox_refresh(project_id=project.pk)
-    return event
-
-
-def spec_for(project: Project, stage_key: str) -> StageSpec:
-    for spec in stages_for(project.briefing_type):
-        if spec.key == stage_key:
-            return spec
-    raise ApplicationError(f"unknown stage {stage_key!r}")
 
 
 @transaction.atomic
@@ -97,67 +75,11 @@ def project_create(
         )
         for index, spec in enumerate(specs)
     )
-    _known_data_fill(
+    known_data_fill(
         project, name=client_name, company=client_company, contact=client_contact,
         source=known_source,
     )  # fmt: skip
     return project
-
-
-def _known_data_fill(project: Project, *, name: str, company: str, contact: str, source: str):
-    """Fill the intro stage from what is known before the client writes: the name (read for
-    a company too: "Игорь Петров, «Пульс»"), the company and the contact (a phone in E.164,
-    an e-mail lower-cased). The name is locked as the producer's (or the lead's): a client's
-    different name later is a proposal the producer decides."""
-    from django.utils import timezone as django_timezone
-
-    from briefing.reader import message_read
-    from briefing.stages import read_contact
-
-    stage = project.stages.filter(key="intro").first()
-    if stage is None or not (name.strip() or company.strip() or contact.strip()):
-        return
-    spec = spec_for(project, "intro")
-    known: dict[str, Any] = {}
-    if name.strip():
-        reading = message_read(
-            name.strip(), language=project.language, today=django_timezone.localdate(),
-            asked=("clientName", "company"),
-        )  # fmt: skip
-        found = reading.get("clientName")
-        known["clientName"] = found.value if found else name.strip()
-        if reading.get("company"):
-            known["company"] = reading.get("company").value
-    if company.strip():
-        known["company"] = company.strip()
-    if contact.strip():
-        known["contact"] = read_contact(contact, project.language) or contact.strip()
-    fields = {}
-    for field_name, value in known.items():
-        if field_name in spec.fields:
-            try:
-                checked = spec.answer_model.model_validate({"message": "", field_name: value})
-            except ValidationError:
-                continue
-            fields[field_name] = getattr(checked, field_name)
-    stage.fields = {**stage.fields, **fields}
-    stage.save(update_fields=["fields"])
-    for field_name, value in fields.items():
-        event_record(
-            project=project, kind=Kind.PREFILL_FILLED, stage_key="intro",
-            data={"field": field_name, "value": value, "source": source, "evidence": value},
-        )  # fmt: skip
-    lock_key = spec.locks.get("clientName")
-    if lock_key and fields.get("clientName"):
-        LockedEntity.objects.create(
-            project=project, key=lock_key, value=fields["clientName"], source=source,
-            set_by=project.producer if source == LockedEntity.Source.PRODUCER else None,
-        )  # fmt: skip
-        event_record(
-            project=project, kind=Kind.LOCK_SET,
-            data={"key": lock_key, "old": None, "new": fields["clientName"], "source": source},
-        )  # fmt: skip
-    _profile_sync(project)
 
 
 @transaction.atomic(savepoint=False)
@@ -343,8 +265,6 @@ def client_message_receive(
 def lock_set(*, project: Project, key: str, value: str, user: Any = None) -> LockedEntity:
     """Lock (or edit) an entity as a producer; the stage fields that carry it follow, as a
     producer's correction, so the lock and the brief never disagree."""
-    from briefing.orchestrator import brief_refresh
-
     lock = _lock_write(project=project, key=key, value=value, user=user)
     for spec in stages_for(project.briefing_type):
         for field_name, lock_key in spec.locks.items():
@@ -383,18 +303,6 @@ def lock_remove(*, project: Project, key: str, user: Any = None) -> None:
     event_record(
         project=project, kind=Kind.LOCK_REMOVED, data={"key": key, "old": lock.value}, actor=user
     )
-
-
-def lock_proposals_pending(project: Project) -> list[BriefingEvent]:
-    """The client's proposed changes of locked values that no producer decided yet."""
-    decided = {
-        event.data.get("proposal")
-        for event in project.events.filter(
-            kind__in=[Kind.LOCK_CHANGE_ACCEPTED, Kind.LOCK_CHANGE_REJECTED]
-        )
-    }
-    proposed = project.events.filter(kind=Kind.LOCK_CHANGE_PROPOSED).order_by("id")
-    return [event for event in proposed if event.pk not in decided]
 
 
 @transaction.atomic
@@ -444,8 +352,6 @@ def field_correct(
     """Set one stage field as a producer, validated against the stage's schema; the
     pre-parse and the agents never overwrite it afterwards. A field that carries a locked
     entity moves the lock with it."""
-    from briefing.orchestrator import brief_refresh
-
     spec = spec_for(project, stage_key)
     if field not in spec.fields:
         raise ApplicationError(f"{stage_key} has no field {field!r}", extra={"field": field})
@@ -476,17 +382,12 @@ def _field_write(
     if stage.status == StageRun.Status.CLOSED:
         stage.summary = spec.summary(stage.fields, project.language)
     stage.save()
-    _profile_sync(project)
+    project_profile_sync(project)
     event_record(
         project=project, kind=Kind.FIELD_CORRECTED, stage_key=spec.key,
         data={"field": field, "old": old, "new": new_value}, actor=user,
     )  # fmt: skip
     return stage
-
-
-def _profile_sync(project: Project) -> None:
-    project.profile = {s.key: s.fields for s in project.stages.order_by("order")}
-    project.save(update_fields=["profile", "updated_at"])
 
 
 def _client_link_retire(project: Project) -> None:
@@ -613,8 +514,6 @@ def stage_reopen(*, project: Project, stage_key: str, user: Any) -> StageRun:
 @transaction.atomic
 def stage_force_close(*, project: Project, stage_key: str, user: Any, reason: str = "") -> StageRun:
     """Close a stage as a producer; with required fields missing, a reason is required."""
-    from briefing.orchestrator import project_complete_if_done
-
     spec = spec_for(project, stage_key)
     stage = StageRun.objects.select_for_update().get(project=project, key=stage_key)
     if stage.status == StageRun.Status.CLOSED:
@@ -633,7 +532,7 @@ def stage_force_close(*, project: Project, stage_key: str, user: Any, reason: st
     )  # fmt: skip
     stage.summary = spec.summary(stage.fields, project.language)
     stage.save()
-    _profile_sync(project)
+    project_profile_sync(project)
     event_record(
         project=project, kind=Kind.STAGE_CLOSED, stage_key=stage_key,
         data={"by": "producer", "missing": missing, "reason": reason.strip()}, actor=user,

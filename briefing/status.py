@@ -1,5 +1,7 @@
 """What the producer's pages say about a briefing, derived by code from its rows and events:
-who it waits for, the stage timeline and the status lines. Never written by a model."""
+who it waits for (the SQL rule is briefing.selectors.with_waiting_for), the stage timeline
+and the status lines, from the rows the caller read (briefing.selectors). Never written
+by a model."""
 
 from __future__ import annotations
 
@@ -7,17 +9,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import (
-    Case,
-    CharField,
-    F,
-    OuterRef,
-    Q,
-    QuerySet,
-    Subquery,
-    Value,
-    When,
-)
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.utils.translation import ngettext
@@ -52,48 +43,6 @@ class WaitingFor:
 
 
 PENDING_TURN = (Turn.Status.RECEIVED, Turn.Status.PROCESSING)
-
-
-def with_waiting_for(projects: QuerySet[Project]) -> QuerySet[Project]:
-    """Annotate `waiting_for_live` (one of WaitingFor) in SQL (the inbox stores its own, see
-    briefing.inbox): completed → nobody; taken over, paused, a
-    client turn waiting for the producer, or a failed turn the producer has not answered →
-    the producer; a client turn received or processing → the agent; else the client."""
-    client_turns = Turn.objects.filter(project=OuterRef("pk"), role=Turn.Role.CLIENT)
-    last_client = client_turns.order_by("-seq")
-    last_producer = Turn.objects.filter(project=OuterRef("pk"), role=Turn.Role.PRODUCER)
-    projects = projects.annotate(
-        last_client_status=Subquery(last_client.values("status")[:1]),
-        last_client_seq=Subquery(last_client.values("seq")[:1]),
-        last_producer_seq=Subquery(last_producer.order_by("-seq").values("seq")[:1]),
-    )
-    unanswered_failure = Q(last_client_status=Turn.Status.FAILED) & (
-        Q(last_producer_seq__isnull=True) | Q(last_producer_seq__lt=F("last_client_seq"))
-    )
-    return projects.annotate(
-        waiting_for_live=Case(
-            When(status=Project.Status.COMPLETED, then=Value(WaitingFor.NOBODY)),
-            When(
-                Q(taken_over_by__isnull=False)
-                | Q(status=Project.Status.PAUSED)
-                | Q(last_client_status=Turn.Status.WAITING_PRODUCER)
-                | unanswered_failure,
-                then=Value(WaitingFor.PRODUCER),
-            ),
-            When(last_client_status__in=PENDING_TURN, then=Value(WaitingFor.AGENT)),
-            default=Value(WaitingFor.CLIENT),
-            output_field=CharField(),
-        )
-    )
-
-
-def waiting_for(project: Project) -> str:
-    """Who one briefing waits for (the same SQL rule as the dashboard's)."""
-    return (
-        with_waiting_for(Project.objects.filter(pk=project.pk))
-        .values_list("waiting_for_live", flat=True)
-        .get()
-    )
 
 
 # --- the stage timeline ------------------------------------------------------------------

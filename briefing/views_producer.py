@@ -23,15 +23,15 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from briefing.access import project_for_user, projects_for_user
 from briefing.forms import DashboardFilterForm, ProjectNewForm, field_inputs, field_value
-from briefing.inbox import NEEDS, inbox_facts, inbox_mark_read, inbox_page, inbox_version
+from briefing.inbox import NEEDS, inbox_mark_read, inbox_page, inbox_version
 from briefing.models import Project, StageRun, Turn
 from briefing.routing import briefing_cost, project_strong_model_set
+from briefing.selectors import project_page_reads
 from briefing.services import (
     client_link_revoke,
     client_link_rotate,
     field_correct,
     lock_change_decide,
-    lock_proposals_pending,
     lock_remove,
     lock_set,
     memory_fact_correct,
@@ -39,17 +39,15 @@ from briefing.services import (
     project_create,
     project_pause,
     project_resume,
-    spec_for,
     stage_force_close,
     stage_reopen,
     takeover_release,
     takeover_start,
 )
-from briefing.stages.registry import stages_for
+from briefing.stages.registry import spec_for, stages_for
 from briefing.status import StageRow, activity_lines, stage_rows, status_lines
 from config.http import HtmxHttpRequest
 from core.errors import ApplicationError
-from dlq.ledger import ledger_turn_costs
 from dlq.models import DeadLetter
 from studio.selectors import client_memory
 
@@ -194,15 +192,12 @@ def _client_as_known(project: Project, stages: list[StageRun]) -> dict[str, str]
 def _detail_context(
     request: HtmxHttpRequest, project: Project, *, problem: Problem | None = None
 ) -> dict[str, Any]:
-    stages = list(project.stages.order_by("order"))
+    reads = project_page_reads(project)
+    stages, events, turns, letters, facts = (
+        reads.stages, reads.events, reads.turns, reads.letters, reads.facts,
+    )  # fmt: skip
     rows = stage_rows(project, stages)
-    events = list(project.events.select_related("actor").order_by("id"))
-    turns = list(project.turns.select_related("call", "author").order_by("seq"))
-    call_ids = [t.call_id for t in turns if t.call_id]
-    letters = {d.call_id: d for d in DeadLetter.objects.filter(call_id__in=call_ids)}
-    facts = inbox_facts(project.pk)
     waiting = facts.waiting_for
-    costs = ledger_turn_costs(project_id=project.pk)
     cards, placed = [], False
     for row in rows:
         failed_here = problem is not None and problem.stage_key == row.key
@@ -240,13 +235,13 @@ def _detail_context(
         "activity": activity_lines(events, rows)[:ACTIVITY_LINES],
         "cards": cards,
         "timeline": rows,
-        "turns": [TurnView(t, letters.get(t.call_id), costs.get(str(t.pk))) for t in turns],
+        "turns": [TurnView(t, letters.get(t.call_id), reads.costs.get(str(t.pk))) for t in turns],
         "last_seq": turns[-1].seq if turns else 0,
         "open_turns": sum(t.status in OPEN_TURN for t in turns),
         "open_seqs": ",".join(str(t.seq) for t in turns if t.status in OPEN_TURN),
         "pending": any(t.status in (Turn.Status.RECEIVED, Turn.Status.PROCESSING) for t in turns),
-        "locks": list(project.locks.select_related("set_by")),
-        "lock_proposals": lock_proposals_pending(project),
+        "locks": reads.locks,
+        "lock_proposals": reads.lock_proposals,
         "lock_keys": sorted(
             {k for s in stages_for(project.briefing_type) for k in s.locks.values()}
         ),

@@ -4,9 +4,11 @@ and never names one; a new briefing type is another tuple."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from briefing.stages import budget, extra, intro, service, vision
 from briefing.stages.base import StageSpec
+from core.errors import ApplicationError
 
 BRIEFING_TYPES: dict[str, tuple[StageSpec, ...]] = {
     "production": (intro.STAGE, vision.STAGE, service.STAGE, budget.STAGE, extra.STAGE),
@@ -39,6 +41,15 @@ def stage_by_key(briefing_type: str, key: str) -> StageSpec:
     raise KeyError(f"briefing type {briefing_type!r} has no stage {key!r} (stages: {keys})")
 
 
+def spec_for(project: Any, stage_key: str) -> StageSpec:
+    """The stage `stage_key` of a project's briefing type; an ApplicationError otherwise (a
+    stage key comes from a form or a stored turn)."""
+    try:
+        return stage_by_key(project.briefing_type, stage_key)
+    except KeyError:
+        raise ApplicationError(f"unknown stage {stage_key!r}") from None
+
+
 def stage_title(spec: StageSpec, language: str) -> str:
     """The stage's title in `language`, its English `title` when there is none."""
     titles = getattr(spec, "titles", None) or STAGE_TITLES.get(spec.key, {})
@@ -58,6 +69,7 @@ __all__ = [
     "BRIEFING_TYPES",
     "DEFAULT_BRIEFING_TYPE",
     "STAGE_TITLES",
+    "spec_for",
     "stage_by_key",
     "stage_title",
     "stages_for",

@@ -10,7 +10,6 @@ import pytest
 from django.utils import timezone
 
 from briefing.models import BriefingEvent, LockedEntity, StageRun, Turn
-from briefing.orchestrator import turn_claim_next
 from briefing.services import (
     field_correct,
     producer_message_post,
@@ -19,6 +18,7 @@ from briefing.services import (
     turn_append,
 )
 from briefing.tasks import project_drain
+from briefing.turn_claims import turn_claim_next
 from dlq.models import DeadLetter, StructuredCall
 from dlq.services import dead_letter_fix_apply
 from tests.briefing.conftest import FIXED_INTRO

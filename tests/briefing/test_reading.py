@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from briefing.models import BriefingEvent, LockedEntity, StageRun, Turn
 from briefing.reader.chatter import is_chatter
-from briefing.services import lock_proposals_pending, project_create
+from briefing.selectors import lock_proposals_pending
+from briefing.services import project_create
 from dlq.services import llm_chain
 
 Kind = BriefingEvent.Kind
