@@ -39,8 +39,9 @@ def _same_client(profile: Any, *, company: str, contact: str) -> bool:
 
 class CompletedBriefings:
     def completed(self) -> Iterable[PastBriefing]:
+        # Streamed in chunks: the daily rebuild reads every completed briefing once.
         completed = Project.objects.filter(status=Project.Status.COMPLETED).order_by("id")
-        return [_past(project) for project in completed.only(*FIELDS)]
+        return (_past(project) for project in completed.only(*FIELDS).iterator(chunk_size=1000))
 
     def completed_of(
         self, *, company: str, contact: str, exclude: int | None, limit: int

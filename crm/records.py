@@ -29,7 +29,9 @@ def _past(lead: Lead) -> PastLead:
 
 class Leads:
     def all(self) -> Iterable[PastLead]:
-        return [_past(lead) for lead in Lead.objects.order_by("id").only(*FIELDS)]
+        # Streamed in chunks: the daily rebuild reads every lead once.
+        leads = Lead.objects.order_by("id").only(*FIELDS)
+        return (_past(lead) for lead in leads.iterator(chunk_size=1000))
 
     def with_contact(self, contact: str, *, limit: int) -> list[PastLead]:
         # JSON containment where the database has it; elsewhere (SQLite) a text match on the
