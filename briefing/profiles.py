@@ -7,13 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.http import HttpRequest
 
 from briefing.models import StaffProfile
-from config.middleware import SESSION_LANGUAGE
-
-LANGUAGE_CODES = frozenset(code for code, _ in settings.LANGUAGES)
+from config.middleware import LANGUAGE_CODES, SESSION_LANGUAGE
 
 
 def profile_language_set(*, request: HttpRequest, language: str) -> None:

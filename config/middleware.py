@@ -55,12 +55,14 @@ class UrlTextMiddleware:
 # The session key holding the language a logged-in user chose (briefing.profiles writes it at
 # login and when they switch).
 SESSION_LANGUAGE = "staff_language"
+# The languages the back office speaks (settings.LANGUAGES), as codes.
+LANGUAGE_CODES = frozenset(code for code, _ in settings.LANGUAGES)
 
 
 def _session_language(request: HttpRequest) -> str:
     session = getattr(request, "session", None)
     language = session.get(SESSION_LANGUAGE, "") if session is not None else ""
-    return language if language in {code for code, _ in settings.LANGUAGES} else ""
+    return language if language in LANGUAGE_CODES else ""
 
 
 class BackOfficeLocaleMiddleware(LocaleMiddleware):

@@ -54,7 +54,7 @@ def _get_dead_letter_for_user(request: HtmxHttpRequest, pk: int) -> DeadLetter:
     return get_object_or_404(DeadLetter.objects.select_related("resolved_by", "call"), pk=pk)
 
 
-def _own_briefing_letter(request: HtmxHttpRequest, pk: int) -> DeadLetter:
+def _letter_readable_without_review(request: HtmxHttpRequest, pk: int) -> DeadLetter:
     """A letter its source lets this user read without the review permission (a producer,
     the letters of their own briefings' turns); any other is a 404."""
     letter = get_object_or_404(DeadLetter.objects.select_related("resolved_by", "call"), pk=pk)
@@ -206,7 +206,7 @@ def dead_letter_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if request.user.has_perm(VIEW_LETTERS):
         letter = _get_dead_letter_for_user(request, pk)
     else:
-        letter = _own_briefing_letter(request, pk)
+        letter = _letter_readable_without_review(request, pk)
     template = f"{DETAIL_TEMPLATE}#status" if request.htmx else DETAIL_TEMPLATE
     return render(request, template, _detail_context(letter))
 
@@ -277,7 +277,7 @@ def dead_letter_replay(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def dead_letter_help(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """A producer asks the managers to fix a dead letter of their own briefing (they may read
     it, not act on it): recorded in its history and e-mailed to the managers."""
-    letter = _own_briefing_letter(request, pk)
+    letter = _letter_readable_without_review(request, pk)
     try:
         dead_letter_help_request(
             dead_letter=letter, user=request.user, note=request.POST.get("note", "")
