@@ -126,7 +126,10 @@ def _retrieved(call: StageCall) -> str:
     """Memory items relevant to the client's message (none on an opening)."""
     if call.opening or not call.turns or call.turns[-1][0] != "client":
         return ""
-    return retrieval_block(profile=call.profile, message=call.turns[-1][1], language=call.language)
+    return retrieval_block(
+        profile=call.profile, message=call.turns[-1][1], language=call.language,
+        reads=call.snapshots,
+    )  # fmt: skip
 
 
 def _tool_blocks(call: StageCall) -> str:

@@ -57,6 +57,11 @@ class Project(models.Model):
     profile = models.JSONField(default=dict, blank=True)
     brief = models.JSONField(null=True, blank=True)
     summary_markdown = models.TextField(blank=True)
+    # The client's memory keys (studio.memory) as the last processed turn left the profile: a
+    # turn asks for the client's snapshots only when one exists under them (a stale key costs
+    # a query, never a wrong answer; a key longer than any snapshot's is left blank).
+    memory_contact_key = models.CharField(max_length=220, blank=True)
+    memory_company_key = models.CharField(max_length=220, blank=True)
     # The producer's "use the strong model" switch: every turn goes to the escalation pool.
     strong_model = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -131,6 +136,9 @@ class StageRun(models.Model):
     summary = models.TextField(blank=True)
     closed_by = models.CharField(max_length=10, choices=ClosedBy.choices, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
+    # The conversation went past it once the pre-parse had closed it (its stage_skipped event
+    # is recorded, once): kept on the row so that a turn does not search the events for it.
+    skipped = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["project", "order"]

@@ -70,18 +70,19 @@ def project_turns_drain(*, project_id: int, time_left_s: float | None = None) ->
             if claimed > 0:
                 return claimed
             continue
-        if not turn_process(claimed):
+        if not turn_process(claimed.turn, earlier=claimed.earlier):
             return None
 
 
 # --- the turn --------------------------------------------------------------------------------
 
 
-def turn_process(turn: Turn) -> bool:
-    """Process one claimed client turn. Returns whether a later turn may be waiting: False
-    when the turn was the briefing's last as it was written (a message stored after that
-    queues its own processing)."""
-    work = TurnWork.begin(project=turn.project, turn=turn)
+def turn_process(turn: Turn, *, earlier: list[Turn] | None = None) -> bool:
+    """Process one claimed client turn (`earlier`: the turns before it, where the claim read
+    them). Returns whether a later turn may be waiting: False when the turn was the
+    briefing's last as it was written (a message stored after that queues its own
+    processing)."""
+    work = TurnWork.begin(turn=turn, earlier=earlier)
     _decide(work)
     _cost_flag(work)
     return turn_commit(work)
@@ -301,7 +302,8 @@ def _run_stage(
     options = stage_call_options(work.meter, project_id=work.project.pk)
     if work.tools is None:
         work.tools = turn_tools_run(call=call, turn=work.turn, meter=work.meter,
-                                    options=options, budget_left=work.budget_left)  # fmt: skip
+                                    options=options, budget_left=work.budget_left,
+                                    earlier=work.earlier)  # fmt: skip
         for outcome in work.tools.outcomes:
             work.event(Kind.TOOL_CALLED, stage.key, **outcome.as_event())
         if work.tools.outcomes:
@@ -474,12 +476,6 @@ def _advance(work: TurnWork, *, after: StageRun, call: Any) -> StageRun | None:
     """Open the next stage not yet closed (skipping those the pre-parse closed) and return
     it: its agent asks the opening question in this same turn. None when every stage is
     closed: the briefing is completed."""
-    prefilled = any(s.closed_by == StageRun.ClosedBy.PREFILL for s in work.stages)
-    skipped_before = (
-        set(work.project.events.filter(kind=Kind.STAGE_SKIPPED).values_list("stage_key", flat=True))
-        if prefilled
-        else set()
-    )
     passed = False
     for stage in work.stages:
         if stage is after:
@@ -488,7 +484,8 @@ def _advance(work: TurnWork, *, after: StageRun, call: Any) -> StageRun | None:
         if not passed:
             continue
         if stage.status == StageRun.Status.CLOSED:
-            if stage.closed_by == StageRun.ClosedBy.PREFILL and stage.key not in skipped_before:
+            if stage.closed_by == StageRun.ClosedBy.PREFILL and not stage.skipped:
+                stage.skipped = True
                 work.event(Kind.STAGE_SKIPPED, stage.key, by="prefill")
             continue
         _start(work, stage)

@@ -110,16 +110,13 @@ class TurnTools:
 EARLIER_CALLS_SHOWN = 10
 
 
-def _earlier_calls(project_id: int, turn_id: int | None) -> tuple[str, ...]:
-    from briefing.models import BriefingEvent
-
-    events = BriefingEvent.objects.filter(
-        project_id=project_id, kind=BriefingEvent.Kind.TOOL_CALLED
-    ).exclude(turn_id=turn_id)
+def earlier_tool_calls(turns: Sequence[Any]) -> tuple[str, ...]:
+    """The last EARLIER_CALLS_SHOWN tool calls of `turns` (a briefing's turns before this
+    one, oldest first), compact, from the calls each turn's `meta` keeps (the same data as
+    its tool_called events): the turn read them already, so no query."""
+    calls = [call for turn in turns for call in (turn.meta or {}).get("tools", ())]
     lines = []
-    for data in reversed(
-        list(events.order_by("-id").values_list("data", flat=True)[:EARLIER_CALLS_SHOWN])
-    ):
+    for data in calls[-EARLIER_CALLS_SHOWN:]:
         arguments = json.dumps(data.get("arguments") or {}, ensure_ascii=False, sort_keys=True)
         outcome = f"error: {data['error']}" if data.get("error") else f"{data.get('size', 0)} chars"
         lines.append(f"{data.get('name')}({arguments}) → {outcome}")
@@ -131,7 +128,7 @@ def turn_tools_for(
     project_id: int,
     profile: Mapping[str, Mapping[str, Any]],
     language: str,
-    turn_id: int | None = None,
+    earlier: Callable[[], Sequence[Any]] = tuple,
 ) -> TurnTools:
     from studio.tools import studio_tools
 
@@ -141,7 +138,7 @@ def turn_tools_for(
         company=str(intro.get("company") or ""), contact=str(intro.get("contact") or ""),
     )  # fmt: skip
     return TurnTools(
-        ToolSession(tools), language, earlier_calls=lambda: _earlier_calls(project_id, turn_id)
+        ToolSession(tools), language, earlier_calls=lambda: earlier_tool_calls(earlier())
     )
 
 
@@ -466,17 +463,19 @@ def turn_tools_run(
     meter: Any,
     options: Mapping[str, Any],
     budget_left: Callable[[], float],
+    earlier: Callable[[], Sequence[Any]] = tuple,
 ) -> TurnTools:
     """The turn's tools, used once before its first stage answer: a provider of the turn's
     chain that can call tools gets them in its own wire format (the loop bounded by the
     turn's cap, its requests counted against it); otherwise, and when that provider is
-    down, the code calls what the message asks for."""
+    down, the code calls what the message asks for. `earlier`: the briefing's turns before
+    this one (their tool calls are logged when older turns are folded out of a prompt)."""
     from briefing.context import stage_prompt
     from dlq.services import llm_chain
 
     tools = turn_tools_for(
         project_id=turn.project_id, profile=call.profile, language=call.language,
-        turn_id=turn.pk,
+        earlier=earlier,
     )  # fmt: skip
     if not turn.text:
         return tools

@@ -5,40 +5,52 @@ late answer (a manager's fix or a replay of its dead letter)."""
 from __future__ import annotations
 
 import datetime
+from typing import NamedTuple
 
 from django.conf import settings
-from django.db.models import Q
+from django.db.models import Q, Subquery
 from django.utils import timezone
 
 from briefing.models import Project, StageRun, Turn
 from briefing.turn_outcome import turn_dead_letter_lost
-from briefing.turn_work import CLAIMS_LOST, TurnWork
+from briefing.turn_work import CLAIMS_LOST, TurnWork, briefing_state_read
 from core.errors import ApplicationError
 
 
-def turn_claim_next(*, project_id: int, now: datetime.datetime) -> Turn | float | None:
+class Claim(NamedTuple):
+    """A claimed client turn and the briefing's turns before it (oldest first), read together."""
+
+    turn: Turn
+    earlier: list[Turn]
+
+
+def turn_claim_next(*, project_id: int, now: datetime.datetime) -> Claim | float | None:
     """Claim the project's oldest unfinished client turn (turns of one project strictly in
-    order). Returns the claimed turn, the seconds until a live claim by another worker
-    expires, or None when there is nothing to do. The claim is one conditional UPDATE: a
-    turn is processed by one worker even if the task runs twice.
+    order). Returns the claim, the seconds until a live claim by another worker expires, or
+    None when there is nothing to do. The turn is read with the turns before it (the agent's
+    context) in one query; the claim is one conditional UPDATE: a turn is processed by one
+    worker even if the task runs twice.
 
     Taking over an expired claim counts as a lost one (in the turn's `meta`); a turn that
     lost BRIEFING_TURN_MAX_LOST_CLAIMS claims (its worker died each time, perhaps killed by
     the turn itself) is dead-lettered with a holding reply instead, and 0.0 is returned:
     the next turn may go."""
     lease = datetime.timedelta(seconds=settings.BRIEFING_TURN_LEASE_S)
-    oldest = (
+    waiting = (
         Turn.objects.filter(
             project_id=project_id,
             role=Turn.Role.CLIENT,
             status__in=[Turn.Status.RECEIVED, Turn.Status.PROCESSING],
         )
-        .select_related("project")  # read with the turn: the processing needs it
         .order_by("seq")
-        .first()
+        .values("seq")[:1]
     )
-    if oldest is None:
+    turns = list(
+        Turn.objects.filter(project_id=project_id, seq__lte=Subquery(waiting)).order_by("seq")
+    )
+    if not turns:
         return None
+    *earlier, oldest = turns
     if oldest.status == Turn.Status.PROCESSING and oldest.claimed_at + lease > now:
         return (oldest.claimed_at + lease - now).total_seconds()
     meta = dict(oldest.meta)
@@ -57,7 +69,7 @@ def turn_claim_next(*, project_id: int, now: datetime.datetime) -> Turn | float 
     if meta.get(CLAIMS_LOST, 0) >= settings.BRIEFING_TURN_MAX_LOST_CLAIMS:
         turn_dead_letter_lost(oldest)
         return 0.0
-    return oldest
+    return Claim(oldest, earlier)
 
 
 def turns_pending_project_ids() -> list[int]:
@@ -75,8 +87,8 @@ def late_answer_claim(turn: Turn) -> TurnWork:
     """Claim a failed turn for a late answer (a manager's fix or a replay of its dead letter)
     and build its work. Claimed like any turn, so a second fix or replay answers nothing.
     Refused when the conversation has moved past the turn's stage or a producer holds it."""
-    project = Project.objects.get(pk=turn.project_id)
-    stages = list(project.stages.order_by("order"))
+    state = briefing_state_read(turn.project_id)
+    project, stages = state.project, state.stages
     stage = next((s for s in stages if s.key == turn.stage_key), None)
     if stage is None or stage.status == StageRun.Status.CLOSED:
         raise ApplicationError("the stage of this turn is closed: the conversation moved on")
@@ -89,7 +101,7 @@ def late_answer_claim(turn: Turn) -> TurnWork:
     if not claimed:
         raise ApplicationError("this turn is not waiting for an answer (it was answered already)")
     turn.status, turn.claimed_at = Turn.Status.PROCESSING, now
-    return TurnWork.begin(project=project, turn=turn, stages=stages)
+    return TurnWork.begin(turn=turn, state=state)
 
 
 def _project_state(project: Project) -> str:

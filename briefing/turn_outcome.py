@@ -24,6 +24,7 @@ from briefing.texts import text as code_text
 from briefing.turn_work import CLAIMS_LOST, STAGE_STATE_FIELDS, Reply, TurnWork, stage_state
 from dlq.models import StructuredCall
 from llmkit.parse import FieldError, as_target
+from studio.memory import memory_key_pair
 
 Kind = BriefingEvent.Kind
 
@@ -62,11 +63,12 @@ def _write(work: TurnWork) -> bool:
         StageRun.objects.bulk_update(changed, STAGE_STATE_FIELDS)
     for key, (old, value) in work.refined_locks.items():
         LockedEntity.objects.filter(project=project, key=key, value=old).update(value=value)
-    for key, value in work.new_locks.items():
-        LockedEntity.objects.get_or_create(
-            project=project, key=key,
-            defaults={"value": value, "source": LockedEntity.Source.CLIENT},
-        )  # fmt: skip
+    # One statement for the turn's new locks; a key locked meanwhile (a producer) keeps its value.
+    LockedEntity.objects.bulk_create(
+        (LockedEntity(project=project, key=key, value=value, source=LockedEntity.Source.CLIENT)
+         for key, value in work.new_locks.items()),
+        ignore_conflicts=True,
+    )  # fmt: skip
     events = BriefingEvent.objects.bulk_create(
         BriefingEvent(project=project, turn=turn, kind=kind, stage_key=stage_key, data=data)
         for kind, stage_key, data in work.events
@@ -89,10 +91,13 @@ def _write(work: TurnWork) -> bool:
     now = timezone.now()
     facts = inbox_turn_processed(locked=locked, project=project, turn=turn, events=events, now=now)
     kinds = Counter(kind for kind, _, _ in work.events)
+    profile = {s.key: s.fields for s in work.stages}
+    memory_contact_key, memory_company_key = memory_key_pair(profile)
     Project.objects.filter(pk=project.pk).update(
         language=project.language, status=project.status, brief=project.brief,
         summary_markdown=project.summary_markdown, completed_at=project.completed_at,
-        profile={s.key: s.fields for s in work.stages}, updated_at=now,
+        profile=profile, memory_contact_key=memory_contact_key,
+        memory_company_key=memory_company_key, updated_at=now,
         lock_violations=F("lock_violations") + kinds[Kind.LOCK_VIOLATION_BLOCKED],
         holding_replies=F("holding_replies") + kinds[Kind.HOLDING_REPLY_SENT],
         **(inbox_columns(facts) if facts else {}),
@@ -113,8 +118,8 @@ def turn_dead_letter_lost(turn: Turn) -> None:
     """A turn whose processing was lost too often (claimed by `turn_claim_next`): no model is
     called again; it becomes a dead letter of its stage, and the client gets the holding
     reply, as for an answer that failed after its retry. A manager fixes or replays it."""
-    project = Project.objects.get(pk=turn.project_id)
-    work = TurnWork.begin(project=project, turn=turn)
+    work = TurnWork.begin(turn=turn)
+    project = work.project
     stage = next((s for s in work.stages if s.key == turn.stage_key), None) or work.current()
     stage_key = stage.key if stage else turn.stage_key
     turn.stage_key = stage_key

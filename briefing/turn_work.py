@@ -6,15 +6,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
+from django.db.models import Exists, OuterRef, Q, Subquery
 
 from briefing.models import LockedEntity, Project, StageRun, Turn
 from briefing.stages.base import StageSpec
 from briefing.stages.registry import spec_for
+from core.sql import JSONObjectAgg
 from llmkit.pools import TurnMeter
 from studio.memory import SnapshotReads
+from studio.models import ClientSnapshot
 
 # The turn `meta` key counting claims that expired with their worker.
 CLAIMS_LOST = "claims_lost"
@@ -35,7 +38,7 @@ class TurnWork:
     project: Project
     turn: Turn
     stages: list[StageRun]
-    locks: dict[str, LockedEntity]
+    locks: dict[str, str]  # the briefing's locked values by key, as the turn began
     events: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
     replies: list[Reply] = field(default_factory=list)
     new_locks: dict[str, str] = field(default_factory=dict)
@@ -50,7 +53,8 @@ class TurnWork:
     deadline: float = field(
         default_factory=lambda: time.monotonic() + settings.BRIEFING_TURN_BUDGET_S
     )
-    _earlier: list[Turn] | None = None
+    # The briefing's turns before this one, oldest first, when the claim read them already.
+    earlier_read: list[Turn] | None = None
     # The turn's model pool and what it has spent against its caps (briefing.routing);
     # None without pools, and for late answers (a fix or a replay of a dead letter).
     meter: TurnMeter | None = None
@@ -64,13 +68,13 @@ class TurnWork:
     def earlier(self) -> list[Turn]:
         """The briefing's turns before this one, oldest first: read once a turn for the
         agent's last question, the stage's history and the client's texts."""
-        if self._earlier is None:
-            self._earlier = list(
+        if self.earlier_read is None:
+            self.earlier_read = list(
                 Turn.objects.filter(project_id=self.project.pk, seq__lt=self.turn.seq)
                 .order_by("seq")
                 .only("seq", "role", "text", "stage_key", "meta")
             )
-        return self._earlier
+        return self.earlier_read
 
     def client_texts(self) -> list[str]:
         """Everything the client wrote up to this turn (numbers must come from here)."""
@@ -81,7 +85,7 @@ class TurnWork:
 
     def lock_values(self) -> dict[str, str]:
         refined = {key: new for key, (_, new) in self.refined_locks.items()}
-        return {**{k: lock.value for k, lock in self.locks.items()}, **refined, **self.new_locks}
+        return {**self.locks, **refined, **self.new_locks}
 
     def pinned_values(self) -> dict[str, str]:
         """What a model may not rename: the locks, and the identity values the client gave
@@ -106,24 +110,72 @@ class TurnWork:
 
     @classmethod
     def begin(
-        cls, *, project: Project, turn: Turn, stages: list[StageRun] | None = None
+        cls,
+        *,
+        turn: Turn,
+        earlier: list[Turn] | None = None,
+        state: BriefingState | None = None,
     ) -> TurnWork:
-        """The work of a claimed turn as it begins: the briefing's stages (read here unless
-        the caller read them already), its locks, and how each stage looked (only stages
-        the turn changes are written back)."""
-        if stages is None:
-            stages = list(project.stages.order_by("order"))
+        """The work of a claimed turn as it begins: the briefing, its stages and its locked
+        values as they are now (`briefing_state_read`, unless the caller read them), and how
+        each stage looked (only stages the turn changes are written back). `earlier`: the
+        turns before it, where the claim read them."""
+        project, stages, locks, memory_absent = state or briefing_state_read(turn.project_id)
+        turn.project = project
         return cls(
             project=project,
             turn=turn,
             stages=stages,
-            locks={lock.key: lock for lock in project.locks.all()},
+            locks=locks,
             stages_before={s.pk: stage_state(s) for s in stages},
+            earlier_read=earlier,
+            snapshots=SnapshotReads(absent=memory_absent),
         )
 
 
+class BriefingState(NamedTuple):
+    """A briefing as a turn begins: its row, its stages in order, its locked values (key →
+    value), and the client's memory keys known to have no snapshot (none to read)."""
+
+    project: Project
+    stages: list[StageRun]
+    locks: dict[str, str]
+    memory_absent: tuple[str, ...] = ()
+
+
+def briefing_state_read(project_id: int) -> BriefingState:
+    """The briefing's state in one query: the stage rows carry the briefing's row, its locks
+    aggregated as one JSON object, and whether memory holds a snapshot under the client keys
+    the last turn stored."""
+    locks = (
+        LockedEntity.objects.filter(project_id=OuterRef("project_id"))
+        .values("project_id")
+        .annotate(values=JSONObjectAgg("key", "value"))
+        .values("values")
+    )
+    remembered = ClientSnapshot.objects.filter(
+        Q(key=OuterRef("project__memory_contact_key"))
+        | Q(key=OuterRef("project__memory_company_key"))
+    )
+    stages = list(
+        StageRun.objects.filter(project_id=project_id)
+        .select_related("project")
+        .annotate(lock_values=Subquery(locks), remembered=Exists(remembered))
+        .order_by("order")
+    )
+    if not stages:  # a briefing type without stages
+        project = Project.objects.get(pk=project_id)
+        return BriefingState(project, [], dict(project.locks.values_list("key", "value")))
+    project = stages[0].project
+    for stage in stages:
+        stage.project = project  # one object for the briefing, as the turn changes it
+    stored_keys = (project.memory_contact_key, project.memory_company_key)
+    absent = () if stages[0].remembered else tuple(key for key in stored_keys if key)
+    return BriefingState(project, stages, dict(stages[0].lock_values or {}), absent)
+
+
 # What a turn changes on a stage (and writes back when it did).
-STAGE_STATE_FIELDS = ["status", "fields", "summary", "closed_by", "closed_at"]
+STAGE_STATE_FIELDS = ["status", "fields", "summary", "closed_by", "closed_at", "skipped"]
 
 
 def stage_state(stage: StageRun) -> tuple:

@@ -265,21 +265,29 @@ def snapshot_fact_change(
 
 def client_keys(profile: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The memory keys of a briefing's client: its contact's first, then its company's."""
+    return [key for key in memory_key_pair(profile) if key]
+
+
+def memory_key_pair(profile: Mapping[str, Mapping[str, Any]]) -> tuple[str, str]:
+    """The client's (contact key, company key), blank where the profile has none or the key
+    is longer than a snapshot's key can be (no snapshot is stored under it)."""
     intro = profile.get("intro", {}) if isinstance(profile, Mapping) else {}
-    keys = []
-    if isinstance(intro.get("contact"), str) and intro["contact"].strip():
-        keys.append(contact_key(intro["contact"]))
-    if isinstance(intro.get("company"), str) and intro["company"].strip():
-        keys.append(company_key(intro["company"]))
-    return keys
+    limit = ClientSnapshot._meta.get_field("key").max_length
+    pair = []
+    for name, make in (("contact", contact_key), ("company", company_key)):
+        value = intro.get(name)
+        key = make(value) if isinstance(value, str) and value.strip() else ""
+        pair.append(key if len(key) <= limit else "")
+    return pair[0], pair[1]
 
 
 class SnapshotReads:
     """The client snapshots one briefing turn read, by key: each key is read once a turn
-    (memory's prefill and every stage call of the turn ask for the same client)."""
+    (memory's prefill and every stage call of the turn ask for the same client). `absent`:
+    keys already known to have no snapshot this turn (not read)."""
 
-    def __init__(self) -> None:
-        self._read: dict[str, ClientSnapshot | None] = {}
+    def __init__(self, absent: Sequence[str] = ()) -> None:
+        self._read: dict[str, ClientSnapshot | None] = dict.fromkeys(absent)
 
     def found(self, keys: Sequence[str]) -> dict[str, ClientSnapshot]:
         missing = [key for key in keys if key not in self._read]
@@ -336,14 +344,20 @@ _QUERY_WORD = re.compile(r"\w{3,}", re.UNICODE)
 
 
 def memory_retrieve(
-    *, profile: Mapping[str, Mapping[str, Any]], message: str, language: str
+    *,
+    profile: Mapping[str, Mapping[str, Any]],
+    message: str,
+    language: str,
+    reads: SnapshotReads | None = None,
 ) -> list[str]:
     """The few memory items of this client relevant to the message, ranked by full-text
     search over any of the message's words: PostgreSQL's, or SQLite's FTS5 index on the
-    embedded default (studio.migrations.0004)."""
+    embedded default (studio.migrations.0004). Items are written with their key's snapshot,
+    so only keys with a snapshot are searched (none: no search; `reads` holds the turn's)."""
     from django.db import connection
 
     keys = client_keys(profile)
+    keys = list((reads or SnapshotReads()).found(keys)) if keys else []
     words = sorted({w.casefold() for w in _QUERY_WORD.findall(message)})
     if not keys or not words:
         return []
@@ -396,9 +410,13 @@ def _retrieve_fts5(keys: list[str], words: list[str]) -> list[str]:
 
 
 def retrieval_block(
-    *, profile: Mapping[str, Mapping[str, Any]], message: str, language: str
+    *,
+    profile: Mapping[str, Mapping[str, Any]],
+    message: str,
+    language: str,
+    reads: SnapshotReads | None = None,
 ) -> str:
-    found = memory_retrieve(profile=profile, message=message, language=language)
+    found = memory_retrieve(profile=profile, message=message, language=language, reads=reads)
     return "\n".join([RETRIEVAL_HEAD, *(f"- {line}" for line in found)]) if found else ""
 
 

@@ -351,7 +351,7 @@ def test_a_turn_whose_claim_expired_twice_is_dead_lettered_with_a_holding_reply(
     claimed_at = timezone.now() - 3 * lease
     # Two workers claim the turn one after the other and die with it.
     for _ in range(2):
-        assert turn_claim_next(project_id=project.pk, now=claimed_at) == turn
+        assert turn_claim_next(project_id=project.pk, now=claimed_at).turn == turn
         claimed_at += lease + datetime.timedelta(seconds=1)
     project_drain.apply(args=[project.pk])
     turn.refresh_from_db()
@@ -380,7 +380,7 @@ def test_a_turn_that_lost_one_claim_is_processed(project, settings):
     turn = turn_append(project=project, role="client", text="Здравствуйте!", stage_key="intro",
                        status=Turn.Status.RECEIVED)  # fmt: skip
     lease = datetime.timedelta(seconds=settings.BRIEFING_TURN_LEASE_S)
-    assert turn_claim_next(project_id=project.pk, now=timezone.now() - lease * 2) == turn
+    assert turn_claim_next(project_id=project.pk, now=timezone.now() - lease * 2).turn == turn
     project_drain.apply(args=[project.pk])
     turn.refresh_from_db()
     assert (turn.status, turn.meta["claims_lost"]) == (Turn.Status.DONE, 1)

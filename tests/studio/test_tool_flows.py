@@ -351,7 +351,7 @@ def test_the_activity_and_the_next_turns_log_name_the_call(
     studio, rules_agent, django_capture_on_commit_callbacks
 ):
     from briefing.status import event_line
-    from briefing.tool_use import _earlier_calls
+    from briefing.tool_use import earlier_tool_calls
 
     project = _project()
     _say(project, FLOWS["price"][0], django_capture_on_commit_callbacks)
@@ -360,10 +360,11 @@ def test_the_activity_and_the_next_turns_log_name_the_call(
     assert line.text.startswith("studio tool rate_card_quote, ")
     assert line.text.endswith(" characters")
     # A later turn's prompt, once older turns are folded, logs the call without its data.
-    (logged,) = _earlier_calls(project.pk, None)
+    (logged,) = earlier_tool_calls(project.turns.order_by("seq"))
     assert logged.startswith('rate_card_quote({"query": "Сколько примерно стоит')
     assert logged.endswith(f"→ {event.data['size']} chars")
-    assert _earlier_calls(project.pk, event.turn_id) == ()  # not the turn's own calls
+    before = project.turns.filter(seq__lt=event.turn.seq)
+    assert earlier_tool_calls(before) == ()  # not the turn's own calls
 
 
 def test_a_work_no_tool_returned_fails_the_gate_and_the_retry_names_it(
