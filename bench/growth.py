@@ -147,6 +147,8 @@ def grow(to: int, *, producers: list, token, rng: random.Random, brief: tuple[di
                 summary_markdown=brief[1] if status == "completed" else "",
                 completed_at=now if status == "completed" else None,
             )
+            if "last_seq" in fields:  # the stored last turn number
+                project.last_seq = TURNS
             if "inbox_rank" in fields:  # the inbox's stored facts (issue 14)
                 project.inbox_rank = 2 if status == "completed" else 1
                 project.inbox_key = -number

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
 from django.db.models import (
     Count,
     Exists,
@@ -250,21 +249,43 @@ def inbox_refresh(*, project_id: int) -> InboxFacts:
     return facts
 
 
-def project_lock(project_id: int) -> Project:
-    """The briefing's row locked until commit (so turn numbers cannot collide), read with its
-    stored inbox facts and `top_seq`, its last turn's number (0 without turns): one query,
-    written out because it runs twice a turn and compiling it cost more than running it."""
-    lock = connection.ops.for_update_sql() if connection.features.has_select_for_update else ""
+# What a turn's transaction reads of the briefing's row as it locks it: the stored inbox facts
+# and `top_seq`, the number of its last turn before the ones being taken.
+_LOCKED_COLUMNS = (
+    "id, status, completed_at, taken_over_by_id, updated_at, needs_reason, needs_since, "
+    "unread_count, last_seq - %s AS top_seq"
+)
+
+
+def project_lock(project_id: int, *, numbers: int = 1) -> Project:
+    """The briefing's row locked until commit, with `numbers` turn numbers taken for the
+    caller (top_seq + 1 onwards, so turn numbers cannot collide), read with its stored inbox
+    facts: one UPDATE … RETURNING, written out because it runs twice a turn and compiling it
+    cost more than running it. A writer that waited for the row gets it as the one before it
+    left it."""
     sql = (
-        "SELECT id, status, completed_at, taken_over_by_id, updated_at, needs_reason, "  # noqa: S608
-        f"needs_since, unread_count, COALESCE((SELECT MAX(seq) FROM {Turn._meta.db_table} "
-        f"WHERE project_id = %s), 0) AS top_seq FROM {Project._meta.db_table} WHERE id = %s "
-        f"{lock}"
+        f"UPDATE {Project._meta.db_table} SET last_seq = last_seq + %s WHERE id = %s "  # noqa: S608
+        f"RETURNING {_LOCKED_COLUMNS}"
     )
-    found = list(Project.objects.raw(sql, [project_id, project_id]))
+    found = list(Project.objects.raw(sql, [numbers, project_id, numbers]))
     if not found:
         raise Project.DoesNotExist(f"no briefing {project_id}")
     return found[0]
+
+
+def project_lock_after(
+    first_sql: str, first_params: list[Any], *, project_id: int, numbers: int
+) -> Project | None:
+    """`first_sql` (a data-modifying statement returning `project_id`, of this briefing's
+    rows) and `project_lock` in one statement, the lock taken only where `first_sql` changed a
+    row: None where it changed none. PostgreSQL only (SQLite has no data-modifying WITH)."""
+    sql = (
+        f"WITH first AS ({first_sql}) UPDATE {Project._meta.db_table} "  # noqa: S608
+        "SET last_seq = last_seq + %s WHERE id IN (SELECT project_id FROM first) "
+        f"RETURNING {_LOCKED_COLUMNS}"
+    )
+    found = list(Project.objects.raw(sql, [*first_params, numbers, numbers]))
+    return found[0] if found else None
 
 
 def inbox_turn_received(

@@ -57,6 +57,10 @@ class Project(models.Model):
     profile = models.JSONField(default=dict, blank=True)
     brief = models.JSONField(null=True, blank=True)
     summary_markdown = models.TextField(blank=True)
+    # The number of the briefing's last turn, taken with the row's lock (briefing.inbox's
+    # project_lock): the next writer, once it has the row, sees the number the one before it
+    # committed, which a MAX(seq) in the locking statement does not (its snapshot is older).
+    last_seq = models.PositiveIntegerField(default=0)
     # The client's memory keys (studio.memory) as the last processed turn left the profile: a
     # turn asks for the client's snapshots only when one exists under them (a stale key costs
     # a query, never a wrong answer; a key longer than any snapshot's is left blank).

@@ -180,8 +180,8 @@ def _turn_store(*, project: Project, text: str, idempotency_key: str) -> tuple[T
                 stored = project.turns.filter(idempotency_key=idempotency_key).first()
                 if stored is not None:
                     return _replayed(stored, text), True
-            stage = current_stage(project)
             locked = project_lock(project.pk)
+            stage = current_stage(project)  # read under the lock: a turn's write may close one
             turn = Turn.objects.create(
                 project=project, seq=locked.top_seq + 1, role=Turn.Role.CLIENT, text=text,
                 stage_key=stage.key if stage else "", status=Turn.Status.RECEIVED,

@@ -8,7 +8,7 @@ from collections import Counter
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -18,6 +18,7 @@ from briefing.inbox import (
     inbox_refresh,
     inbox_turn_processed,
     project_lock,
+    project_lock_after,
 )
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.texts import text as code_text
@@ -43,21 +44,11 @@ def turn_commit(work: TurnWork) -> bool:
 
 @transaction.atomic
 def _write(work: TurnWork) -> bool:
-    # The claim is checked and released by one conditional UPDATE, which also locks the turn.
-    turn = work.turn
+    turn, project = work.turn, work.project
     turn.status, turn.processed_at = work.turn_status, timezone.now()
-    finished = Turn.objects.filter(
-        pk=turn.pk, status=Turn.Status.PROCESSING, claimed_at=turn.claimed_at
-    ).update(
-        status=turn.status, stage_key=turn.stage_key, meta=turn.meta,
-        processed_at=turn.processed_at,
-    )  # fmt: skip
-    if not finished:
-        raise _ClaimLost
-    project = work.project
-    # The row is locked until commit, so reply numbers cannot collide; it comes with its
-    # stored inbox facts, which the turn's own changes update below.
-    locked = project_lock(project.pk)
+    # The briefing's row is locked until commit, with the numbers of the turn's replies taken;
+    # it comes with its stored inbox facts, which the turn's own changes update below.
+    locked = _claim_release_and_lock(work)
     changed = [s for s in work.stages if work.stages_before.get(s.pk) != stage_state(s)]
     if changed:  # one statement however many stages the turn changed
         StageRun.objects.bulk_update(changed, STAGE_STATE_FIELDS)
@@ -107,6 +98,39 @@ def _write(work: TurnWork) -> bool:
     if any(_dead_lettered(reply.call) for reply in work.replies):
         inbox_dead_letters_refresh(project_id=project.pk)
     return locked.top_seq > turn.seq
+
+
+# The claim checked and released with the turn's outcome (which also locks the turn's row).
+_RELEASE_SQL = (
+    f"UPDATE {Turn._meta.db_table} SET status = %s, stage_key = %s, meta = %s, "  # noqa: S608
+    "processed_at = %s WHERE id = %s AND status = %s AND claimed_at = %s RETURNING project_id"
+)
+
+
+def _claim_release_and_lock(work: TurnWork) -> Project:
+    """Release the turn's claim with its outcome, only while the claim is still this worker's
+    (else _ClaimLost), and lock the briefing's row (`project_lock`): one statement on
+    PostgreSQL, two elsewhere."""
+    turn, numbers = work.turn, len(work.replies)
+    if connection.vendor == "postgresql":
+        meta = Turn._meta.get_field("meta").get_db_prep_save(turn.meta, connection)
+        params = [turn.status, turn.stage_key, meta, turn.processed_at, turn.pk,
+                  Turn.Status.PROCESSING, turn.claimed_at]  # fmt: skip
+        locked = project_lock_after(
+            _RELEASE_SQL, params, project_id=work.project.pk, numbers=numbers
+        )
+        if locked is None:
+            raise _ClaimLost
+        return locked
+    released = Turn.objects.filter(
+        pk=turn.pk, status=Turn.Status.PROCESSING, claimed_at=turn.claimed_at
+    ).update(
+        status=turn.status, stage_key=turn.stage_key, meta=turn.meta,
+        processed_at=turn.processed_at,
+    )  # fmt: skip
+    if not released:
+        raise _ClaimLost
+    return project_lock(work.project.pk, numbers=numbers)
 
 
 def _dead_lettered(call: Any) -> bool:

@@ -144,3 +144,70 @@ def test_a_ukrainian_local_phone_is_read_as_ukrainian(producer, say):
     project = project_create(title="Кав'ярня", language="uk", producer=producer)
     say(project, "Добрий день! Телефон для зв'язку 067 123 45 67, Тарас.")
     assert stage(project, "intro").fields["contact"] == "+380671234567"
+
+
+def _waiting_on_a_lock() -> bool:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            " AND datname = current_database()"
+        )
+        return cursor.fetchone()[0] > 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_message_stored_while_another_turn_is_being_written_takes_the_next_number(
+    postgres, project, producer
+):
+    """The second writer waits for the briefing's row; once it has it, it must number its
+    turn after the one the first writer committed meanwhile, not collide with it."""
+    import threading
+    import time
+
+    from django.db import connection, transaction
+
+    from briefing.services import turn_append
+
+    stored, errors = [], []
+    first_holds_the_row = threading.Event()
+    second_waits = threading.Event()
+
+    def first_writer() -> None:
+        try:
+            with transaction.atomic():
+                turn_append(project=project, role="producer", text="Добрый день!", author=producer)
+                first_holds_the_row.set()
+                second_waits.wait(timeout=30)
+        except Exception as error:  # reported below, not lost in the thread
+            errors.append(error)
+        finally:
+            connection.close()
+
+    def second_writer() -> None:
+        try:
+            first_holds_the_row.wait(timeout=30)
+            stored.append(turn_receive(project=project, text="Здравствуйте, это Анна"))
+        except Exception as error:
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=first_writer), threading.Thread(target=second_writer)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 30
+    while not _waiting_on_a_lock() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    second_waits.set()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert errors == []
+    assert [turn.seq for turn in stored] == [2]
+    # Then processed as usual: the agent's answer takes the number after it.
+    assert list(project.turns.order_by("seq").values_list("seq", "role")) == [
+        (1, "producer"),
+        (2, "client"),
+        (3, "agent"),
+    ]
