@@ -10,6 +10,8 @@ Prints the median and p95 time and the queries of a 204 poll against rendering t
 from __future__ import annotations
 
 import argparse
+import html
+import re
 import statistics
 import time
 
@@ -54,10 +56,13 @@ def main(argv: list[str] | None = None) -> None:
     producer.force_login(user)
     detail = f"/briefings/{project.pk}/"
     chat = f"/c/{project.client_token}/"
+    # The chat's poll as its page writes it (the last message and the page's state).
+    page = visitor.get(chat, secure=True).content.decode()
+    chat_poll = html.unescape(re.search(r'hx-get="([^"]*/messages/\?after=[^"]*)"', page)[1])
     rows = [
         ("producer: transcript poll, nothing new", producer, f"{detail}?after={last}&open=0", True),
         ("producer: the whole briefing page", producer, detail, False),
-        ("client: chat poll, nothing new", visitor, f"{chat}messages/?after={last}", True),
+        ("client: chat poll, nothing new", visitor, chat_poll, True),
         ("client: the whole chat page", visitor, chat, False),
     ]
     print(f"A completed briefing of {project.turns.count()} turns; {args.requests} requests each")
