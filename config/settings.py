@@ -299,6 +299,10 @@ CACHES = {
     if _cache_url
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
+# Sessions are read from the shared cache first when there is one (a query fewer on every
+# logged-in request); from an in-process cache another process could still accept a session
+# that this one ended, so without CACHE_URL they are read from the database alone.
+SESSION_ENGINE = f"django.contrib.sessions.backends.{'cached_db' if _cache_url else 'db'}"
 
 # --- REST API --------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -1,4 +1,5 @@
-"""Settings that are derived rather than set: the claim leases follow the model budgets."""
+"""Settings that are derived rather than set: the claim leases follow the model budgets, the
+session store follows the cache."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 READ = (
@@ -55,3 +58,39 @@ def test_a_bad_pool_setting_stops_the_start(tmp_path):
         bad = _settings(tmp_path, **environ)
         assert bad.returncode != 0
         assert message in bad.stderr
+
+
+def test_sessions_are_cached_only_in_a_cache_every_process_shares(tmp_path):
+    read = "from config import settings as s; print(s.SESSION_ENGINE)"
+    env = {**os.environ, "SECRET_KEY": "x", "VAR_DIR": str(tmp_path)}
+    env.pop("CACHE_URL", None)
+    for cache_url, engine in (("", "db"), ("redis://127.0.0.1:6379/1", "cached_db")):
+        found = subprocess.run(
+            [sys.executable, "-c", read], cwd=ROOT, env={**env, "CACHE_URL": cache_url},
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert found.stdout.strip() == f"django.contrib.sessions.backends.{engine}", found.stderr
+
+
+@pytest.mark.django_db
+def test_a_session_cached_in_redis_is_read_without_a_query_and_ends_everywhere(
+    settings, redis_url, manager
+):
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                    "LOCATION": redis_url}
+    }  # fmt: skip
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    first, second = Client(), Client()
+    first.force_login(manager)
+    second.cookies = first.cookies  # the same session, as from another web process
+    assert first.get("/").status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        assert second.get("/").status_code == 200
+    assert not [q for q in queries.captured_queries if "django_session" in q["sql"]]
+    first.post("/logout/")
+    assert second.get("/").status_code == 302  # ended for every process sharing the cache
