@@ -18,7 +18,7 @@ _NAME_WORD = rf"[{_UP}][{_LOW}]+(?:-[{_UP}][{_LOW}]+)?"
 _NAME = rf"{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}}"
 _INTRO = re.compile(
     r"(?i:(?<![\w])(?:меня\s+зовут|мо[её]\s+имя|мене\s+звати|моє\s+ім['’]я|my\s+name\s+is|"
-    r"(?:i\s+am|i['’]m|this\s+is|it['’]s)|это|я|це)\s*[,:—–-]?\s+)"
+    r"(?:i\s+am|i['’]?m|this\s+is|it['’]s)|это|я|це)\s*[,:—–-]?\s+)"
     rf"(?P<name>{_NAME})"
 )
 _HERE = re.compile(rf"(?P<name>{_NAME_WORD}\s+{_NAME_WORD})\s+here\b")
@@ -95,6 +95,7 @@ _ORG_NOUNS = re.compile(
     r"театр|музей|фонд|лаборатор|издательств|видавництв|бренд|команд|мастерск|майстерн|"
     r"эко-отел|еко-готел|заклад|барбершоп|парикмахерск|перукарн|пиццери|піцери|кондитерск|"
     r"ателье|ательє|аптек|гостиниц|хостел|обжарщик|обсмажувальн|пивовар|винодельн|ферм|"
+    r"пасік|пасек|пасеч|"
     r"(?:company|studio|agency|school|restaurant|bakery|hotel|firm|brand|band|team|shop|"
     r"store|clinic|chain|trust|charity|roastery|roasters|brewery|bar|cafe|salon|barbershop|"
     r"farm|winery|gym)$)",
@@ -119,12 +120,15 @@ _LEGAL_LATIN = re.compile(
     r"(?P<name>(?:[A-Z][\w&'’.-]*\s+){0,3}[A-Z][\w&'’.-]*)\s+(?P<form>LLC|Ltd|Inc|GmbH|LLP|PLC|"
     r"Corp|AG|SA|Co\.?)(?![\w])"
 )
-_ORG_LATIN = r"(?P<org>(?:[A-Z][\w'’.-]*|&)(?:\s+(?:[A-Z][\w'’.-]*|&|of|and)){0,4})"
+_ORG_LATIN = r"(?P<org>(?:[A-Z][\w&'’.-]*|&)(?:\s+(?:[A-Z][\w&'’.-]*|&|of|and)){0,4})"
 _EN_COMPANY = re.compile(
     r"(?:\bfrom|\bat|\bfounder\s+of|\bowner\s+of|\bI\s+own|\b[Ww]e\s+are|\b[Ww]e['’]re|"
     r"\bwith)\s+"
     rf"(?:the\s+(?:band|company|studio|team)\s+)?{_ORG_LATIN}"
 )
+# "ресторан Kava&Vyno", "studio is Pixel Lantern Games", "company's Wick & Wild": a Latin
+# name right after a word that says it is an organisation (_ORG_NOUNS)
+_AFTER_ORG_NOUN = re.compile(rf"(?:['’]s|\s+is|\s*[:—–-])?\s+{_ORG_LATIN}")
 _CALLED = re.compile(
     r"(?P<noun>\w+)\s+(?P<now>(?:теперь|тепер|now|уже|вже)\s+)?(?:is\s+|are\s+)?"
     r"(?:called|named|называется|называются|називається|"
@@ -301,6 +305,12 @@ def _direct_name(text: str, language: str) -> str | None:
     return value
 
 
+def _org_cut(org: str) -> str:
+    """A Latin organisation name up to its sentence's end, without a dangling "and" / "of"."""
+    org = re.split(r"[.,;!?](?:\s|$)", org)[0].strip(" .")
+    return re.sub(r"\s+(?:and|of|&)$", "", org)
+
+
 def read_companies_and_products(c: Collector) -> None:
     text = c.text
     for match in _QUOTED.finditer(text):
@@ -357,9 +367,20 @@ def read_companies_and_products(c: Collector) -> None:
                 c.taken.append((match.start(), match.end()))
                 break
     if not any(f.field == "company" for f in c.findings):
+        for token in re.finditer(r"[\w-]+(?:['’][\w-]+)*", text):  # "кав'ярня", "company's"
+            word = re.sub(r"['’]s$", "", token.group())
+            after = token.start() + len(word)
+            match = _ORG_NOUNS.match(word) and _AFTER_ORG_NOUN.match(text, after)
+            if not match:
+                continue
+            org = _org_cut(match.group("org"))
+            if not c.overlaps(match.start("org"), match.end("org")):
+                c.add("company", org, match.start("org"), match.end("org"), 0.75)
+                c.taken.append((match.start("org"), match.end("org")))
+                break
+    if not any(f.field == "company" for f in c.findings):
         for match in _EN_COMPANY.finditer(text):
-            org = re.split(r"[.,;!?](?:\s|$)", match.group("org"))[0].strip(" .")
-            org = re.sub(r"\s+(?:and|of|&)$", "", org)
+            org = _org_cut(match.group("org"))
             if org and not c.overlaps(match.start("org"), match.end("org")):
                 c.add("company", org, match.start("org"), match.end("org"), 0.75)
                 c.taken.append((match.start("org"), match.end("org")))

@@ -74,8 +74,8 @@ def _read_money(c: Collector) -> None:
         clause_start = sentence.start if sentence else 0
         role = amount_role(c.text, start, end, clause_start=clause_start)
         kind = c.kind_at(start, "budget")
-        if sentence and sentence.correction and sentence.pivot and start < sentence.pivot:
-            continue  # the amount being corrected ("не 2 млн")
+        if sentence and sentence.corrected_away(start):
+            continue  # the amount being corrected ("не 2 млн", "…, not €20,000")
         if role == "price":
             c.mentions.append(Finding("price", value, c.text[start:end], start, end, 0.8, MENTION))
             continue
@@ -84,7 +84,13 @@ def _read_money(c: Collector) -> None:
             c.mentions.append(Finding("amount", value, c.text[start:end], start, end, 0.5, MENTION))
             continue
         confidence = 0.9 if role == "budget" else 0.75
-        if budget_found is None or kind == CORRECTION:
+        # A correction wins, then an amount said as the budget over one only answered with
+        # ("у соседей снимали за 400к… мы готовы на двести косарей")
+        if (
+            budget_found is None
+            or kind == CORRECTION
+            or (budget_found[4] != CORRECTION and confidence > budget_found[5])
+        ):
             budget_found = (value, currency, start, end, kind, confidence)
     if budget_found is None:
         return
@@ -106,19 +112,16 @@ def _read_money(c: Collector) -> None:
 
 
 def _read_deadline(c: Collector, *, today: datetime.date) -> None:
-    dates = deadlines_find(c.text, today=today, language=c.language)
-    chosen = None
-    for found in dates:
-        if c.overlaps(found.start, found.end):
-            continue
+    candidates = []
+    for found in deadlines_find(c.text, today=today, language=c.language):
         sentence = sentence_at(c.sentences, found.start)
-        if sentence and sentence.correction and sentence.pivot and found.start < sentence.pivot:
-            continue
-        chosen = found
-        if sentence and sentence.correction:
-            break
-        if chosen is not None and not (sentence and sentence.correction):
-            break
+        if not c.overlaps(found.start, found.end) and not (
+            sentence and sentence.corrected_away(found.start)
+        ):
+            candidates.append((found, bool(sentence and sentence.correction)))
+    # The first date, unless a later sentence corrects it ("15 лютого... ні, переплутав — 20")
+    corrections = [found for found, correcting in candidates if correcting]
+    chosen = corrections[0] if corrections else candidates[0][0] if candidates else None
     if chosen is not None and not _deadline_cued(c, chosen):
         # "за три месяца без зубрёжки" describes the product: a date, but no deadline
         c.mentions.append(

@@ -15,13 +15,20 @@ _QUESTION_START = re.compile(
 )
 _CORRECTION = re.compile(
     r"(?<![\w])(?:ой|ой-ой|вернее|точнее|поправка|поправлю|исправлю|ошибся|ошиблась|"
-    r"перепутал[аи]?|точніше|виправлю|помилився|помилилася|i\s+meant|i\s+mean|make\s+that|"
+    r"перепутал[аи]?|точніше|виправлю|помилився|помилилася|переплутав|переплутала|"
+    r"переплутали|сплутав|сплутала|i\s+meant|i\s+mean|make\s+that|"
     r"correction|scratch\s+that)(?![\w])|(?<![\w])(?:sorry|извините|простите|вибачте|"
     r"перепрошую)(?=,?\s+(?:[\d$€£₴₽]|не\s))",
     re.IGNORECASE,
 )
 # "не 2 млн, а 2,5 млн", "не до 15 січня, а до 25 січня", "not 8k but 10k"
 _NOT_BUT = re.compile(r"(?<![\w])(?:не|not)\s[^.!?]{1,40}?,?\s+(?:а|but)\s", re.IGNORECASE)
+# "it's €25,000, not €20,000", "45 тысяч, а не 40", "20 лютого, а не 15": the value negated
+# after the one that stands (a number in it, so "not sure" or "а не видео" is no correction)
+_BUT_NOT = re.compile(
+    r"(?:,\s*|\s+)(?:а\s+не|но\s+не|not)\s+(?P<old>[^.!?;]{0,20}?\d[\d\s.,]*[^\s.!?;,]*)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,17 @@ class Sentence:
     correction: bool
     # where the corrected value starts ("а 2,5 млн"): findings after it win
     pivot: int | None
+    # the negated old value after the one that stands ("…, not €20,000"), when there is one
+    negated: tuple[int, int] | None = None
+
+    def corrected_away(self, position: int) -> bool:
+        """Whether a finding at `position` is the value this sentence corrects ("не 2 млн",
+        the amount before "sorry, I mean", "…, not €20,000")."""
+        if not self.correction:
+            return False
+        if self.pivot is not None and position < self.pivot:
+            return True
+        return self.negated is not None and self.negated[0] <= position < self.negated[1]
 
 
 def sentences_of(text: str) -> list[Sentence]:
@@ -44,12 +62,18 @@ def sentences_of(text: str) -> list[Sentence]:
         stripped = chunk.strip()
         question = stripped.endswith("?") and bool(_QUESTION_START.search(stripped))
         not_but = _NOT_BUT.search(chunk)
-        correction = bool(not_but) or bool(_CORRECTION.search(chunk))
+        but_not = None if not_but else _BUT_NOT.search(chunk)
+        correction = bool(not_but or but_not) or bool(_CORRECTION.search(chunk))
         pivot = match.start() + not_but.end() if not_but else None
-        if pivot is None and correction:
+        if pivot is None and correction and not but_not:
             marker = _CORRECTION.search(chunk)
             pivot = match.start() + marker.end() if marker else None
-        result.append(Sentence(chunk, match.start(), match.end(), question, correction, pivot))
+        negated = None
+        if but_not:
+            negated = (match.start() + but_not.start(), match.start() + but_not.end())
+        result.append(
+            Sentence(chunk, match.start(), match.end(), question, correction, pivot, negated)
+        )
     return result
 
 

@@ -58,6 +58,17 @@ def test_the_natural_set_meets_the_targets(transactional_db):
     assert "holds a confirmation, greeting or question" not in output
 
 
+@pytest.mark.parametrize(("folder", "fields_right"), [("holdout", 41), ("holdout2", 76)])
+def test_a_holdout_set_keeps_the_fields_it_was_last_measured_at(
+    folder, fields_right, transactional_db
+):
+    """Conversations written after the reader (README: what they scored on their first run):
+    a change to the reader may not lose a field they had."""
+    output = run(NATURAL.parent / folder)
+    _good, _total, right, _fields, _share = SUMMARY.match(output.splitlines()[-1]).groups()
+    assert int(right) >= fields_right, output
+
+
 def test_a_wrong_field_is_reported_with_expected_and_stored(tmp_path, transactional_db):
     paths = conversation_paths(NATURAL)[:2]
     for path in paths:

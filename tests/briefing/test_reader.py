@@ -195,3 +195,59 @@ def test_an_answer_that_starts_with_yes_or_a_greeting_is_no_chatter(text):
 )
 def test_the_role_after_the_name(text, language, role):
     assert value(read(text, language), "role") == role
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "budget", "currency"),
+    [
+        ("Small fix on the money side: it's $14,000, not $12,000.", "en", 14000, "USD"),
+        ("Бюджет будет 350 тысяч рублей, а не 300, директор подписал.", "ru", 350000, "RUB"),
+        ("Виділили 60 тисяч гривень, а не 50 — так вирішили на нараді.", "uk", 60000, "UAH"),
+    ],
+)  # fmt: skip
+def test_the_amount_before_a_negated_one_is_the_correction(text, language, budget, currency):
+    reading = read(text, language, asked=("budget",))
+    assert (value(reading, "budget"), value(reading, "currency")) == (budget, currency)
+    assert reading.get("budget").kind == CORRECTION
+
+
+def test_a_date_corrected_in_a_later_sentence_wins():
+    reading = read("Здати треба 10 березня... ой ні, сплутала — 17 березня.", "uk",
+                   asked=("deadline",))  # fmt: skip
+    assert value(reading, "deadline") == "2027-03-17"
+
+
+@pytest.mark.parametrize(
+    ("text", "budget", "currency"),
+    [
+        ("Есть штук 7 баксов... то есть 7 штук баксов на всё", 7000, "USD"),
+        ("Потянем триста косарей, не больше", 300000, "RUB"),
+    ],
+)
+def test_thousands_in_slang(text, budget, currency):
+    reading = read(text, asked=("budget",))
+    assert (value(reading, "budget"), value(reading, "currency")) == (budget, currency)
+
+
+def test_pieces_are_not_thousands():
+    assert value(read("Нужно 4 штуки роликов и обложка", asked=("deliverables",)), "budget") is None
+
+
+def test_an_amount_said_as_the_budget_beats_one_that_only_answers():
+    text = "Конкуренты платили агентству 900к, это перебор. Мы готовы на 500 тысяч рублей."
+    reading = read(text, asked=("budget",))
+    assert (value(reading, "budget"), value(reading, "currency")) == (500000, "RUB")
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "company"),
+    [
+        ("Оля Гринь, кав'ярня Grain&Foam на Подолі", "uk", "Grain&Foam"),
+        ("sam here, our agency is Northwind Creative", "en", "Northwind Creative"),
+        ("Priya Nair; company's Blue Heron Tea. We'd like a video", "en", "Blue Heron Tea"),
+        ("Я Марія, у нас сімейна пасіка «Золотий Стільник».", "uk", "Золотий Стільник"),
+    ],
+)  # fmt: skip
+def test_a_company_named_after_the_word_that_says_so(text, language, company):
+    reading = read(text, language, asked=("clientName", "company"))
+    assert value(reading, "company") == company
