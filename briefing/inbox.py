@@ -276,15 +276,15 @@ def project_lock(project_id: int, *, numbers: int = 1) -> Project:
 def project_lock_after(
     first_sql: str, first_params: list[Any], *, project_id: int, numbers: int
 ) -> Project | None:
-    """`first_sql` (a data-modifying statement returning `project_id`, of this briefing's
-    rows) and `project_lock` in one statement, the lock taken only where `first_sql` changed a
-    row: None where it changed none. PostgreSQL only (SQLite has no data-modifying WITH)."""
+    """`first_sql` (a data-modifying statement with a RETURNING clause) and `project_lock` in
+    one statement, the lock taken only where `first_sql` changed a row: None where it changed
+    none. PostgreSQL only (SQLite has no data-modifying WITH)."""
     sql = (
         f"WITH first AS ({first_sql}) UPDATE {Project._meta.db_table} "  # noqa: S608
-        "SET last_seq = last_seq + %s WHERE id IN (SELECT project_id FROM first) "
+        "SET last_seq = last_seq + %s WHERE id = %s AND EXISTS (SELECT 1 FROM first) "
         f"RETURNING {_LOCKED_COLUMNS}"
     )
-    found = list(Project.objects.raw(sql, [*first_params, numbers, numbers]))
+    found = list(Project.objects.raw(sql, [*first_params, numbers, project_id, numbers]))
     return found[0] if found else None
 
 

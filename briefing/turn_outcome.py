@@ -103,7 +103,7 @@ def _write(work: TurnWork) -> bool:
 # The claim checked and released with the turn's outcome (which also locks the turn's row).
 _RELEASE_SQL = (
     f"UPDATE {Turn._meta.db_table} SET status = %s, stage_key = %s, meta = %s, "  # noqa: S608
-    "processed_at = %s WHERE id = %s AND status = %s AND claimed_at = %s RETURNING project_id"
+    "processed_at = %s WHERE id = %s AND status = %s AND claimed_at = %s RETURNING id"
 )
 
 

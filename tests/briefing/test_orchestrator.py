@@ -386,3 +386,23 @@ def test_a_turn_that_lost_one_claim_is_processed(project, settings):
     assert (turn.status, turn.meta["claims_lost"]) == (Turn.Status.DONE, 1)
     assert turn.replies.count() == 1
     assert not DeadLetter.objects.exists()
+
+
+def test_a_worker_whose_claim_was_taken_over_writes_nothing(project, settings):
+    """The first worker outlived its lease and a second took the turn: the first one's
+    answer is dropped, nothing of it written, and the turn stays the second worker's."""
+    from briefing.orchestrator import turn_process
+
+    turn = turn_append(project=project, role="client", text="Здравствуйте!", stage_key="intro",
+                       status=Turn.Status.RECEIVED)  # fmt: skip
+    lease = datetime.timedelta(seconds=settings.BRIEFING_TURN_LEASE_S)
+    first = turn_claim_next(project_id=project.pk, now=timezone.now() - lease * 2)
+    second = turn_claim_next(project_id=project.pk, now=timezone.now())
+    assert second.turn.claimed_at > first.turn.claimed_at
+    top_before = project.turns.order_by("-seq").first().seq
+    assert turn_process(first.turn, earlier=first.earlier) is True  # a later turn may wait
+    turn.refresh_from_db()
+    assert (turn.status, turn.claimed_at) == (Turn.Status.PROCESSING, second.turn.claimed_at)
+    assert not turn.replies.exists()
+    project.refresh_from_db()
+    assert project.last_seq == top_before  # no turn number taken for the dropped replies
