@@ -18,12 +18,12 @@ READ = (
 )
 
 
-def _settings(tmp_path: Path, **environ: str) -> subprocess.CompletedProcess:
+def _settings(tmp_path: Path, read: str = READ, **environ: str) -> subprocess.CompletedProcess:
     names = ("LLM_", "BRIEFING_", "CRM_", "CELERY_TASK_")
     clean = {k: v for k, v in os.environ.items() if not k.startswith(names)}
     env = {**clean, "SECRET_KEY": "x", "VAR_DIR": str(tmp_path), **environ}
     return subprocess.run(
-        [sys.executable, "-c", READ], cwd=ROOT, env=env, capture_output=True, text=True,
+        [sys.executable, "-c", read], cwd=ROOT, env=env, capture_output=True, text=True,
         timeout=60,
     )  # fmt: skip
 
@@ -62,13 +62,8 @@ def test_a_bad_pool_setting_stops_the_start(tmp_path):
 
 def test_sessions_are_cached_only_in_a_cache_every_process_shares(tmp_path):
     read = "from config import settings as s; print(s.SESSION_ENGINE)"
-    env = {**os.environ, "SECRET_KEY": "x", "VAR_DIR": str(tmp_path)}
-    env.pop("CACHE_URL", None)
     for cache_url, engine in (("", "db"), ("redis://127.0.0.1:6379/1", "cached_db")):
-        found = subprocess.run(
-            [sys.executable, "-c", read], cwd=ROOT, env={**env, "CACHE_URL": cache_url},
-            capture_output=True, text=True, timeout=60,
-        )  # fmt: skip
+        found = _settings(tmp_path, read=read, CACHE_URL=cache_url)
         assert found.stdout.strip() == f"django.contrib.sessions.backends.{engine}", found.stderr
 
 

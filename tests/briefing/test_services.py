@@ -19,6 +19,7 @@ from briefing.services import (
     turn_receive,
 )
 from core.errors import ApplicationError
+from tests.conftest import wait_for
 
 pytestmark = pytest.mark.django_db
 
@@ -164,7 +165,6 @@ def test_a_message_stored_while_another_turn_is_being_written_takes_the_next_num
     """The second writer waits for the briefing's row; once it has it, it must number its
     turn after the one the first writer committed meanwhile, not collide with it."""
     import threading
-    import time
 
     from django.db import connection, transaction
 
@@ -197,9 +197,7 @@ def test_a_message_stored_while_another_turn_is_being_written_takes_the_next_num
     threads = [threading.Thread(target=first_writer), threading.Thread(target=second_writer)]
     for thread in threads:
         thread.start()
-    deadline = time.monotonic() + 30
-    while not _waiting_on_a_lock() and time.monotonic() < deadline:
-        time.sleep(0.02)
+    assert wait_for(_waiting_on_a_lock, 30)  # the second writer waits for the row
     second_waits.set()
     for thread in threads:
         thread.join(timeout=30)
