@@ -44,23 +44,54 @@ def resolve(schema: Any, root: Any) -> Any:
     return schema
 
 
-def branches(schema: Any, root: Any, depth: int = 0) -> list[dict[str, Any]]:
+def branches(schema: Any, root: Any) -> list[dict[str, Any]]:
     """The alternatives a value may take: `anyOf`/`oneOf` flattened, a single-item `allOf`
-    merged, references resolved."""
-    schema = resolve(schema, root)
-    if not isinstance(schema, Mapping) or depth > MAX_REF_HOPS:
-        return [{}]
-    if isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
-        merged = {**branches(schema["allOf"][0], root, depth + 1)[0], **schema}
-        merged.pop("allOf")
-        schema = merged
-    options = schema.get("anyOf") or schema.get("oneOf")
-    if not isinstance(options, list) or not options:
-        return [dict(schema)]
-    found: list[dict[str, Any]] = []
-    for option in options:
-        found.extend(branches(option, root, depth + 1))
-    return found
+    merged, references resolved. Linear in the schema: an alternative that leads back to one
+    being flattened adds nothing, and the walk stops after MAX_BRANCH_STEPS nodes."""
+    flattening = _Flattening(root)
+    flattening.add(schema)
+    return flattening.found or [{}]
+
+
+# Nodes one flattening may visit: far more than any real schema's unions, far fewer than a
+# schema whose definitions branch into each other would take.
+MAX_BRANCH_STEPS = 256
+
+
+class _Flattening:
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.found: list[dict[str, Any]] = []
+        self.open: set[int] = set()
+        self.steps = 0
+
+    def add(self, schema: Any) -> None:
+        self.steps += 1
+        if self.steps > MAX_BRANCH_STEPS or id(schema) in self.open:
+            return
+        self.open.add(id(schema))
+        try:
+            self._add(resolve(schema, self.root))
+        finally:
+            self.open.discard(id(schema))
+
+    def _add(self, schema: Any) -> None:
+        if not isinstance(schema, Mapping):
+            self.found.append({})
+            return
+        if isinstance(schema.get("allOf"), list) and len(schema["allOf"]) == 1:
+            inner = _Flattening(self.root)
+            inner.open, inner.steps = self.open, self.steps
+            inner.add(schema["allOf"][0])
+            self.steps = inner.steps
+            schema = {**(inner.found[0] if inner.found else {}), **schema}
+            schema.pop("allOf")
+        options = schema.get("anyOf") or schema.get("oneOf")
+        if not isinstance(options, list) or not options:
+            self.found.append(dict(schema))
+            return
+        for option in options:
+            self.add(option)
 
 
 def types_of(branch: Mapping[str, Any]) -> set[str]:

@@ -14,11 +14,23 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from hypothesis import settings as hypothesis_settings
 
 from dlq.services import llm_chain
 from tests.llmkit.wire_servers import JsonReply, WireServer, openai_completion
 
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "").lower() == "true"
+
+# Property tests: "suite" (the default, what scripts/test and CI run) draws the same examples
+# on every machine (derandomize, no example database), so a run is reproducible and its time
+# known; "explore" draws new ones from --hypothesis-seed (or a random seed it prints) and
+# keeps failures in .hypothesis/:  HYPOTHESIS_PROFILE=explore scripts/test --hypothesis-seed=7
+# Each test states its own per-example deadline for the work it does; 500 ms is the default.
+hypothesis_settings.register_profile(
+    "suite", derandomize=True, database=None, deadline=500, max_examples=100, print_blob=True
+)
+hypothesis_settings.register_profile("explore", deadline=500, max_examples=100, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
 
 
 def skip_or_fail(reason: str) -> None:

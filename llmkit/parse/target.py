@@ -54,22 +54,41 @@ def _normaliser_spots(schema: dict[str, Any]) -> NormaliserSpots | None:
                     if normaliser_of(item):
                         spots.append((name, normaliser_of(item), True))
     # A mark anywhere else (in a nested object) needs the full walk.
-    all_marks = _count_marks(schema.get("properties") or {}, schema, depth=0)
+    all_marks = _MarkCount(schema).count(schema.get("properties") or {})
     return tuple(spots) if len(spots) == all_marks else None
 
 
-def _count_marks(node: Any, root: dict[str, Any], depth: int) -> int:
-    if depth > 16:
-        return 0
-    if isinstance(node, dict):
-        if "$ref" in node:
-            node = resolve(node, root)
-        return bool(normaliser_of(node)) + sum(
-            _count_marks(value, root, depth + 1) for value in node.values()
-        )
-    if isinstance(node, list):
-        return sum(_count_marks(item, root, depth + 1) for item in node)
-    return 0
+class _MarkCount:
+    """The normaliser marks on every path through a schema, `$ref`s followed but never back
+    into a node being counted; past _MAX_MARK_STEPS nodes the count is unknown (-1), which
+    asks for the full walk."""
+
+    def __init__(self, root: dict[str, Any]) -> None:
+        self.root = root
+        self.open: set[int] = set()
+        self.steps = 0
+
+    def count(self, node: Any) -> int:
+        self.steps += 1
+        if self.steps > _MAX_MARK_STEPS:
+            return -1
+        if id(node) in self.open or not isinstance(node, dict | list):
+            return 0
+        self.open.add(id(node))
+        try:
+            if isinstance(node, list):
+                parts = [self.count(item) for item in node]
+                marks = 0
+            else:
+                resolved = resolve(node, self.root) if "$ref" in node else node
+                parts = [self.count(value) for value in resolved.values()]
+                marks = int(bool(normaliser_of(resolved)))
+        finally:
+            self.open.discard(id(node))
+        return -1 if -1 in parts else marks + sum(parts)
+
+
+_MAX_MARK_STEPS = 5_000
 
 
 def _loc_to_path(loc: tuple[Any, ...]) -> str:

@@ -39,8 +39,9 @@ from llmkit.types import Completion, Message, Usage
 
 logger = logging.getLogger(__name__)
 
-# Schemas nest; a self-referencing one must not recurse forever.
-_MAX_DEPTH = 16
+# The most values one answer fills in: a schema whose definitions branch into each other
+# (no cycle, but a tree of values exponential in its size) is cut there, not walked whole.
+_MAX_FILLED_NODES = 2_000
 
 _NEUTRAL_MESSAGES = {
     "ru": "Спасибо, записал. Расскажите, пожалуйста, подробнее.",
@@ -116,45 +117,51 @@ def _name_words(name: str) -> set[str]:
 
 
 class _Filler:
-    """Builds a value for a JSON Schema from one turn's findings."""
+    """Builds a value for a JSON Schema from one turn's findings, in work linear in the
+    schema's size: each schema node is worked out once, a node met again inside its own
+    value (a `$ref` back to an ancestor) gets its typed empty value, and past
+    `_MAX_FILLED_NODES` values every further one is its typed empty value (logged)."""
 
     def __init__(self, root: dict[str, Any], turn: RulesTurn) -> None:
         self.root = root
         self.turn = turn
-        # core() of each schema object once (the object kept, so its id stays its own), and
-        # the ones being worked out: a schema whose $ref leads back to itself would
-        # otherwise be walked again at every level of its own allOf/anyOf, exponentially.
+        # core() of each node of the request's schema, keyed by the node as written (the
+        # node kept, so its id stays its own): resolving a `$ref` makes a new merged dict
+        # every time, so a key on the resolved dict would work the same node out again on
+        # every path to it, exponentially through nested allOf/anyOf.
         self._cores: dict[int, tuple[Any, tuple[bool, dict[str, Any]]]] = {}
         self._in_progress: set[int] = set()
+        self._filling: set[int] = set()
+        self._filled_nodes = 0
 
     # -- schema plumbing --
 
     def resolve(self, schema: Any) -> Any:
         return resolve(schema, self.root)
 
-    def core(self, schema: Any, depth: int = 0) -> tuple[bool, dict[str, Any]]:
+    def core(self, schema: Any) -> tuple[bool, dict[str, Any]]:
         """(nullable, the schema without its null alternative and with allOf merged)."""
-        schema = self.resolve(schema)
-        if not isinstance(schema, Mapping) or depth > _MAX_DEPTH:
-            return True, {}
         key = id(schema)
         if key in self._cores:
             return self._cores[key][1]
         if key in self._in_progress:  # refers back to itself: nothing more to merge
             return True, {}
+        resolved = self.resolve(schema)
+        if not isinstance(resolved, Mapping):
+            return True, {}
         self._in_progress.add(key)
         try:
-            result = self._core(schema, depth)
+            result = self._core(resolved)
         finally:
             self._in_progress.discard(key)
         self._cores[key] = (schema, result)
         return result
 
-    def _core(self, schema: Mapping[str, Any], depth: int) -> tuple[bool, dict[str, Any]]:
+    def _core(self, schema: Mapping[str, Any]) -> tuple[bool, dict[str, Any]]:
         branch: dict[str, Any] = dict(schema)
         nullable = False
         for part in branch.pop("allOf", None) or []:
-            part_nullable, part_core = self.core(part, depth + 1)
+            part_nullable, part_core = self.core(part)
             nullable = nullable or part_nullable
             branch = {**part_core, **branch}
         for key in ("anyOf", "oneOf"):
@@ -163,7 +170,7 @@ class _Filler:
                 continue
             non_null = []
             for alternative in alternatives:
-                alt_nullable, alt_core = self.core(alternative, depth + 1)
+                alt_nullable, alt_core = self.core(alternative)
                 if alt_core.get("type") == "null" or (alt_nullable and not alt_core):
                     nullable = True
                 else:
@@ -187,10 +194,26 @@ class _Filler:
 
     # -- values --
 
-    def fill(self, schema: Any, name: str = "", depth: int = 0) -> Any:
-        if depth > _MAX_DEPTH:
-            return None
+    def fill(self, schema: Any, name: str = "") -> Any:
         nullable, branch = self.core(schema)
+        key = id(schema)
+        if key in self._filling:  # a value that holds itself: stop at the first repeat
+            return _empty(nullable, branch)
+        self._filled_nodes += 1
+        if self._filled_nodes > _MAX_FILLED_NODES:
+            if self._filled_nodes == _MAX_FILLED_NODES + 1:
+                logger.warning(
+                    "rules agent: the schema's value passed %d nodes; the rest are left empty",
+                    _MAX_FILLED_NODES,
+                )
+            return _empty(nullable, branch)
+        self._filling.add(key)
+        try:
+            return self._fill(nullable, branch, name)
+        finally:
+            self._filling.discard(key)
+
+    def _fill(self, nullable: bool, branch: dict[str, Any], name: str) -> Any:
         if "const" in branch:
             return branch["const"]
         enum = branch.get("enum")
@@ -203,9 +226,7 @@ class _Filler:
             if not isinstance(properties, Mapping):
                 return {}
             return {
-                key: self.fill(sub, key, depth + 1)
-                for key, sub in properties.items()
-                if isinstance(key, str)
+                key: self.fill(sub, key) for key, sub in properties.items() if isinstance(key, str)
             }
         if "array" in kinds:
             return self.array(branch, name)
@@ -318,6 +339,25 @@ class _Filler:
         unique = list(dict.fromkeys(values))
         limit = branch.get("maxItems")
         return unique[:limit] if isinstance(limit, int) and limit >= 0 else unique
+
+
+def _empty(nullable: bool, branch: Mapping[str, Any]) -> Any:
+    """The value a schema takes when nothing is known: null where it may be, else the
+    type's own empty value."""
+    if nullable:
+        return None
+    if "const" in branch:
+        return branch["const"]
+    enum = branch.get("enum")
+    if isinstance(enum, list) and enum:
+        return enum[0]
+    kinds = types_of(branch)
+    for kind, value in (("object", {}), ("array", []), ("string", ""), ("boolean", False)):
+        if kind in kinds:
+            return value
+    if kinds & {"integer", "number"}:
+        return _clamp(0, branch)
+    return None
 
 
 def _is_number(value: Any) -> bool:

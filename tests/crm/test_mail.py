@@ -657,13 +657,13 @@ MIME_PIECES = [
 ]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=3000))
 def test_mail_parse_never_raises_on_arbitrary_bytes(raw):
     assert_well_formed(mail_parse(raw))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(st.sampled_from(MIME_PIECES), st.binary(max_size=40)), max_size=40))
 def test_mail_parse_never_raises_on_broken_mime(pieces):
     assert_well_formed(mail_parse(b"".join(pieces)))

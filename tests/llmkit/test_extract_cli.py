@@ -142,7 +142,7 @@ _HOSTILE = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(_HOSTILE, st.dates())
 def test_extract_all_never_raises_on_hostile_text(text: str, today: datetime.date) -> None:
     result = extract_all(text, today=today)

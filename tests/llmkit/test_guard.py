@@ -565,21 +565,21 @@ _VOCABULARY = [
 ]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(st.text(max_size=400))
 def test_guard_never_raises_on_arbitrary_text(text: str) -> None:
     verdict = guard_check(text)
     assert verdict is None or isinstance(verdict, GuardVerdict)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(st.lists(st.sampled_from(_VOCABULARY), max_size=40).map(" ".join))
 def test_guard_never_raises_on_rule_words(text: str) -> None:
     verdict = guard_check(text)
     assert verdict is None or verdict.kind in {"prompt_extraction", "capabilities"}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.binary(max_size=500))
 def test_guard_never_raises_on_undecodable_bytes(raw: bytes) -> None:
     guard_check(raw.decode("utf-8", errors="surrogateescape"))

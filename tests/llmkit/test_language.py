@@ -276,13 +276,13 @@ def test_reply_language_block_names_the_language_and_is_deterministic() -> None:
         reply_language_block("xx")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.text(), st.sampled_from([*LANGUAGES, "xx"]))
 def test_detect_language_never_raises(text: str, default: str) -> None:
     assert detect_language(text, default=default) in {*LANGUAGES, default}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.binary(max_size=300))
 def test_detect_language_never_raises_on_undecodable_bytes(raw: bytes) -> None:
     # Lone surrogates are what a lenient decoder leaves behind.

@@ -309,7 +309,7 @@ class _Errors(logging.Handler):
         self.records.append(record)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.text(max_size=300), _SCHEMAS)
 def test_it_never_raises_and_always_answers_json(text: str, schema: dict) -> None:
     errors = _Errors()

@@ -34,7 +34,7 @@ def feed_in_pieces(text: str, cuts: list[int]) -> tuple[JsonObjectTracker, int |
     return tracker, None, 0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     before=prose,
     obj=objects,
