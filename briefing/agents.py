@@ -37,6 +37,13 @@ class StageCall:
     # The field the agent asked about last in this stage (the rules agent reads the
     # client's next message as the answer to it).
     asked_field: str | None = None
+    # Every field that question asked (two related ones may be asked together).
+    asked_fields: tuple[str, ...] = ()
+    # The stage's field states (briefing.field_states): how often each was asked, which are
+    # left for the producer or to check.
+    dialogue: Mapping[str, Any] = field(default_factory=dict)
+    # Every stage's field states (stage key → dialogue): what the read-back says is open.
+    dialogues: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # Everything the client wrote so far; a callable, read only when an answer holds a number.
     client_texts: Callable[[], Sequence[str]] = tuple  # type: ignore[assignment]
     # Earlier turns of this stage cut from `turns` (the prompt says how many).

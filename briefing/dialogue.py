@@ -1,17 +1,22 @@
 """The rules agent's dialogue manager: it knows everything the reader already found, asks only
-for required fields still missing (two related ones together), takes the entity out of a
-direct answer, never stores a confirmation, a greeting or a question, answers a
-counter-question by promising the producer, and reads the brief back before it completes."""
+for required fields still missing and not asked twice (two related ones together, a second
+time in other words), takes the entity out of a direct answer (after a second ask, a short
+reply as it stands, to check), leaves a declined field for the producer, never stores a
+confirmation, a greeting or a question, answers a counter-question by promising the producer
+and moves on, and reads the brief back before it completes."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from briefing.reader.chatter import is_chatter
+from briefing.field_states import LEFT, TO_CHECK, asks, exhausted, left_fields, state_of
+from briefing.reader.chatter import NAME_WORDS_MAX, declines, is_chatter, not_a_value
 from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.readers import read_budget, read_currency, read_deadline
 from briefing.stages.summaries import format_value
+from llmkit.extract import find_money
 
 # Fields the reader reads itself (names, contacts, amounts, dates): a direct answer to them
 # is the reader's finding, not the whole message.
@@ -45,6 +50,29 @@ READBACK = {
     "en": ("Here is what I have: {items}.", "If that is all correct, do you have any "
            "references or wishes? If anything is wrong, just correct me."),
 }  # fmt: skip
+# What the read-back adds for fields the conversation could not settle.
+READBACK_OPEN = {
+    "ru": ("Уточнит продюсер: {fields}.", "Проверьте, пожалуйста: {items}."),
+    "uk": ("Уточнить продюсер: {fields}.", "Перевірте, будь ласка: {items}."),
+    "en": ("Your producer will follow up on: {fields}.", "Please check: {items}."),
+}
+FIELD_NAMES = {
+    "ru": {"clientName": "имя", "company": "компания", "contact": "контакт",
+           "projectType": "тип проекта", "productName": "продукт", "coreIdea": "идея",
+           "goal": "цель", "audience": "аудитория", "contentType": "вид контента",
+           "format": "формат", "deliverables": "что сдаём", "budget": "бюджет",
+           "deadline": "срок"},
+    "uk": {"clientName": "ім’я", "company": "компанія", "contact": "контакт",
+           "projectType": "тип проєкту", "productName": "продукт", "coreIdea": "ідея",
+           "goal": "мета", "audience": "аудиторія", "contentType": "вид контенту",
+           "format": "формат", "deliverables": "що здаємо", "budget": "бюджет",
+           "deadline": "термін"},
+    "en": {"clientName": "name", "company": "company", "contact": "contact",
+           "projectType": "project type", "productName": "product", "coreIdea": "idea",
+           "goal": "goal", "audience": "audience", "contentType": "content type",
+           "format": "format", "deliverables": "deliverables", "budget": "budget",
+           "deadline": "deadline"},
+}  # fmt: skip
 READBACK_LABELS = {
     "ru": {"product": "продукт", "budget": "бюджет", "deadline": "срок"},
     "uk": {"product": "продукт", "budget": "бюджет", "deadline": "термін"},
@@ -56,9 +84,14 @@ def _localised(texts: Mapping[str, Any], language: str) -> Any:
     return texts.get(language) or texts.get("en") or next(iter(texts.values()))
 
 
-def readback(profile: Mapping[str, Mapping[str, Any]], language: str) -> str:
+def readback(
+    profile: Mapping[str, Mapping[str, Any]],
+    language: str,
+    dialogues: Mapping[str, Mapping[str, Any]] | None = None,
+) -> str:
     """ "Записала: Олег Кравцов («Полярная Ягода»), +79051112233, продукт — Клюквенный Север,
-    бюджет 2 500 000 RUB, срок 2027-04-15." — from the recorded fields, by code."""
+    бюджет 2 500 000 RUB, срок 2027-04-15. Уточнит продюсер: бюджет." — from the recorded
+    fields and their states (`dialogues`: stage key → field states), by code."""
     labels = _localised(READBACK_LABELS, language)
     intro = profile.get("intro", {})
     vision = profile.get("vision", {})
@@ -79,7 +112,23 @@ def readback(profile: Mapping[str, Mapping[str, Any]], language: str) -> str:
     if budget.get("deadline"):
         items.append(f"{labels['deadline']} {format_value(budget['deadline'])}")
     head, ask = _localised(READBACK, language)
-    return f"{head.format(items=', '.join(items))} {ask}" if items else ask
+    parts = [head.format(items=", ".join(items))] if items else []
+    names = _localised(FIELD_NAMES, language)
+    left, to_check = [], []
+    for stage_key, dialogue in (dialogues or {}).items():
+        fields = profile.get(stage_key, {})
+        for name in dialogue:
+            label = names.get(name, name)
+            if state_of(dialogue, name) == LEFT and is_empty(fields.get(name)):
+                left.append(label)
+            elif state_of(dialogue, name) == TO_CHECK and not is_empty(fields.get(name)):
+                to_check.append(f"{label} — {format_value(fields[name])}")
+    open_left, open_check = _localised(READBACK_OPEN, language)
+    if to_check:
+        parts.append(open_check.format(items="; ".join(to_check)))
+    if left:
+        parts.append(open_left.format(fields=", ".join(left)))
+    return " ".join([*parts, ask])
 
 
 def _direct_answer(spec: StageSpec, name: str, text: str, reading: Any, language: str) -> Any:
@@ -108,50 +157,120 @@ def _direct_answer(spec: StageSpec, name: str, text: str, reading: Any, language
     return None if is_chatter(value) else value
 
 
-def _question(spec: StageSpec, ask: str, values: Mapping[str, Any], language: str):
-    """(question, fields asked): two related fields together when both are missing."""
+def _question(spec: StageSpec, ask: str, values: Mapping[str, Any], dialogue, language: str):
+    """(question, fields asked): two related fields together when both are missing and
+    neither was asked before; a field asked once already gets its second, reworded question."""
+    if asks(dialogue, ask):
+        reasks = spec.reasks.get(language) or spec.reasks.get("en") or {}
+        if ask in reasks:
+            return reasks[ask], [ask]
     for (first, second), texts in QUESTION_PAIRS.items():
-        if ask == first and second in spec.fields and is_empty(values.get(second)):
+        if (
+            ask == first
+            and second in spec.fields
+            and is_empty(values.get(second))
+            and not asks(dialogue, second)
+            and second not in left_fields(dialogue)
+        ):
             return _localised(texts, language), [first, second]
     questions = spec.questions.get(language) or spec.questions["en"]
     return questions[ask], [ask]
 
 
+# An unquoted reply taken as a name after the second ask: "Облако", "Рейс домой", "Nook".
+UNQUOTED_NAME_WORDS = 3
+
+
+def _taken_after_second_ask(name: str, reading: Any) -> str | None:
+    """The reply to a name asked for the second time, taken as it stands when it plausibly is
+    one (a quoted name, a short phrase, never chatter); the producer checks it."""
+    if reading is None or name not in NAME_WORDS_MAX:
+        return None
+    quoted = re.search(r"[«\"“]([^«»\"“”]{1,80})[»\"”]", reading.text)
+    if quoted is None and reading.findings:
+        return None  # a reply that states other facts (a budget, a date) answers those
+    value = quoted.group(1) if quoted else reading.answer_text.strip(" .!,;")
+    if not value or not_a_value(name, value) or declines(value):
+        return None
+    if not quoted and (len(value.split()) > UNQUOTED_NAME_WORDS or re.search(r"[,;:]", value)):
+        return None  # a phrase or a list, not a name said on its own
+    if find_money(value):
+        return None  # "300к руб" is an amount
+    return value
+
+
 def rules_reply(call: Any) -> dict[str, Any]:
-    """The rules agent's answer for one stage call (a StageCall with `reading` and
-    `profile`): the fields it takes from the client's answer, the next question or the
-    status flag."""
+    """The rules agent's answer for one stage call (a StageCall with `reading`, `profile` and
+    the stage's `dialogue` state): the fields it takes from the client's answer, the next
+    question or the status flag. It asks only what is missing and not yet asked MAX_ASKS
+    times (briefing.field_states): no question comes a third time."""
     spec, language = call.spec, call.language
     values = dict(call.known)
+    dialogue = getattr(call, "dialogue", None) or {}
     answer: dict[str, Any] = {}
     reading = getattr(call, "reading", None)
     client_text = call.turns[-1][1] if call.turns and call.turns[-1][0] == "client" else ""
     countered = False
-    if call.asked_field and client_text and not call.opening:
-        value = _direct_answer(spec, call.asked_field, client_text, reading, language)
-        if not is_empty(value):
-            answer[call.asked_field] = values[call.asked_field] = value
+    asked = [
+        name for name in (getattr(call, "asked_fields", ()) or [call.asked_field])
+        if name in spec.fields
+    ]  # fmt: skip
+    to_check: list[str] = []
+    declined: list[str] = []
+    if asked and client_text and not call.opening:
+        unanswered = []
+        for position, name in enumerate(asked):
+            if position:  # the second of a pair: only what the reader found in the reply
+                if is_empty(values.get(name)) and declines(client_text):
+                    declined.append(name)
+                continue
+            value = _direct_answer(spec, name, client_text, reading, language)
+            if not is_empty(value) and not not_a_value(name, value):
+                answer[name] = values[name] = value
+                continue
+            if not is_empty(values.get(name)):
+                continue
+            taken = _taken_after_second_ask(name, reading) if exhausted(dialogue, name) else None
+            if taken is not None:
+                answer[name] = values[name] = taken
+                to_check.append(name)
+            elif declines(client_text):
+                declined.append(name)
+            else:
+                unanswered.append(name)
         # A question the studio's tools answered (briefing.tool_use) needs no producer.
         answered = bool(getattr(call, "tools", None) and call.tools.outcomes)
-        countered = bool(reading is not None and reading.asks and is_empty(value)) and not answered
+        countered = bool(reading is not None and reading.asks and unanswered) and not answered
     for lock_field, lock_key in spec.locks.items():
         if call.locks.get(lock_key):
             answer[lock_field] = values[lock_field] = call.locks[lock_key]
+    settled = {"toCheckFields": to_check, "declinedFields": declined}
     prefix = f"{_localised(COUNTER_QUESTION, language)} " if countered else ""
     if not spec.required:
         # The last stage: it opens with the read-back; one answer (a confirmation, a
         # correction the reader applied, references) settles it.
-        if call.opening or countered or not call.asked_field:
+        # A correction at the read-back is applied (the reader did) and read back once more.
+        corrected = bool(reading is not None and reading.corrects)
+        read_again = corrected and not exhausted(dialogue, spec.fields[0])
+        if call.opening or countered or not call.asked_field or read_again:
             ask = spec.fields[0]
-            message = readback(getattr(call, "profile", None) or {}, language)
+            message = readback(
+                getattr(call, "profile", None) or {}, language, getattr(call, "dialogues", None)
+            )
             return {**answer, "message": prefix + message, "askedField": ask,
                     "askedFields": [ask], spec.status_field: False}  # fmt: skip
         return {**answer, "message": "", spec.status_field: True}
-    missing = spec.missing(values)
-    if not missing:
-        return {**answer, "message": "", spec.status_field: True}
-    question, asked = _question(spec, missing[0], values, language)
+    # Fields asked MAX_ASKS times are left for the producer by the orchestrator's gate.
+    left = left_fields(dialogue) | set(declined)
+    askable = [
+        name for name in spec.missing(values, left=left) if not exhausted(dialogue, name)
+    ]  # fmt: skip
+    if countered:  # the hand-off line once, then the next field rather than the same one
+        askable = [name for name in askable if name not in asked] or askable
+    if not askable:
+        return {**answer, **settled, "message": "", spec.status_field: True}
+    question, asked_now = _question(spec, askable[0], values, dialogue, language)
     if call.opening:
         question = f"{_localised(spec.opening, language)} {question}"
-    return {**answer, "message": prefix + question, "askedField": asked[0], "askedFields": asked,
-            spec.status_field: False}  # fmt: skip
+    return {**answer, **settled, "message": prefix + question, "askedField": asked_now[0],
+            "askedFields": asked_now, spec.status_field: False}  # fmt: skip

@@ -143,6 +143,9 @@ class StageRun(models.Model):
     # The conversation went past it once the pre-parse had closed it (its stage_skipped event
     # is recorded, once): kept on the row so that a turn does not search the events for it.
     skipped = models.BooleanField(default=False)
+    # What the dialogue knows of each field beyond its value (briefing.field_states): how
+    # often the agent asked for it, and whether it is left for the producer or to be checked.
+    dialogue = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["project", "order"]
@@ -302,6 +305,11 @@ class BriefingEvent(models.Model):
         # A producer corrected what memory holds about the client (studio.memory): the fact's
         # kind, the old line and the new one (empty when removed).
         MEMORY_CORRECTED = "memory_corrected"
+        # A required field asked twice without an answer, or declined by the client: the
+        # conversation goes on without it and the producer fills it (briefing.field_states).
+        FIELD_LEFT_FOR_PRODUCER = "field_left_for_producer"
+        # The reply to a question asked twice, taken as its answer: the producer checks it.
+        FIELD_TO_CHECK = "field_to_check"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="events")
     turn = models.ForeignKey(Turn, on_delete=models.SET_NULL, null=True, blank=True)

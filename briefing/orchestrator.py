@@ -17,8 +17,19 @@ from django.utils import timezone
 
 from briefing.agents import StageCall, stage_agent_run
 from briefing.completion import brief_finish
+from briefing.field_states import (
+    LEFT,
+    TO_CHECK,
+    asks,
+    exhausted,
+    left_fields,
+    state_of,
+    with_asked,
+    with_state,
+)
 from briefing.models import BriefingEvent, Project, StageRun, Turn
-from briefing.reading import reading_apply, reading_meta, turn_read
+from briefing.reader.chatter import not_a_value
+from briefing.reading import asked_fields, reading_apply, reading_meta, turn_read
 from briefing.routing import (
     cost_budget_exceeded,
     level1_for_turn,
@@ -122,6 +133,8 @@ def _decide(work: TurnWork) -> None:
     if stage is None:
         _complete(work)
         return
+    if _client_finishing(work, stage):
+        stage = _skip_to_readback(work, stage)
     opening = stage.status == StageRun.Status.PENDING
     if opening:
         # The stage before was closed by the pre-parse with this very message: the next
@@ -174,6 +187,48 @@ def _level1_answered(work: TurnWork, language: str) -> bool:
     return True
 
 
+def _client_finishing(work: TurnWork, stage: StageRun) -> bool:
+    """The client answers a question about a field with a confirmation or a closing ("Всё
+    верно", "подтверждаю, больше нечего добавить", "👍"): they believe the brief is done, so
+    the read-back comes now (a producer would sum up, not ask on). Only for a question about
+    a required field of a stage before the last, which has the read-back."""
+    reading, last = work.reading, work.stages[-1]
+    if reading is None or not reading.confirms or stage is last or work.spec(last).required:
+        return False
+    if stage.status != StageRun.Status.OPEN:
+        return False
+    asked = _asked_last(work, stage)
+    return bool(asked & set(work.spec(stage).required))
+
+
+def _skip_to_readback(work: TurnWork, stage: StageRun) -> StageRun:
+    """Leave every required field still missing before the last stage for the producer, close
+    those stages, and open the last one: its agent reads the brief back in this turn."""
+    last = work.stages[-1]
+    for other in work.stages[work.stages.index(stage) : -1]:
+        if other.status == StageRun.Status.CLOSED:
+            continue
+        spec = work.spec(other)
+        for name in spec.missing(other.fields, left=left_fields(other.dialogue)):
+            other.dialogue = with_state(other.dialogue, name, LEFT, work.turn.text)
+            work.event(Kind.FIELD_LEFT_FOR_PRODUCER, other.key, field=name,
+                       reason="client_finished", asked=asks(other.dialogue, name))  # fmt: skip
+        _close(work, other, by=StageRun.ClosedBy.AGENT)
+    if last.status == StageRun.Status.CLOSED:
+        return last
+    last.status = StageRun.Status.PENDING
+    return last
+
+
+def _asked_last(work: TurnWork, stage: StageRun) -> set[str]:
+    """The fields the agent's last question asked for, when it was asked in `stage`."""
+    agent_turns = (t for t in reversed(work.earlier()) if t.role == Turn.Role.AGENT)
+    last = next((t for t in agent_turns if "guard" not in t.meta), None)
+    if last is None or last.stage_key != stage.key:
+        return set()
+    return set(asked_fields([last]))
+
+
 def _start(work: TurnWork, stage: StageRun) -> None:
     for other in work.stages:
         if other.status == StageRun.Status.OPEN and other is not stage:
@@ -211,6 +266,7 @@ class _StageHistory:
     turns: list[tuple[str, str]]  # (role, text), oldest first, this client message last
     asked_field: str | None  # the field the agent asked about last
     omitted: int  # earlier turns of the stage left out of `turns`
+    asked_fields: tuple[str, ...] = ()  # every field that last question asked
 
 
 def _stage_history(work: TurnWork, stage: StageRun) -> _StageHistory:
@@ -222,14 +278,14 @@ def _stage_history(work: TurnWork, stage: StageRun) -> _StageHistory:
     ]  # fmt: skip
     shown = max(settings.BRIEFING_CONTEXT_TURNS - 1, 1)
     recent = earlier[-shown:]
-    asked = next(
-        (t.meta.get("asked_field") for t in reversed(recent) if t.role == Turn.Role.AGENT), None
-    )
+    last_agent = next((t for t in reversed(recent) if t.role == Turn.Role.AGENT), None)
+    asked = last_agent.meta.get("asked_field") if last_agent else None
     turns = [(t.role, t.text) for t in recent] if settings.BRIEFING_CONTEXT_TURNS >= 2 else []
     omitted = len(earlier) - len(turns)
     if work.turn.stage_key == stage.key:
         turns.append(("client", work.turn.text))
-    return _StageHistory(turns, asked, omitted)
+    asked_together = asked_fields([last_agent]) if last_agent else ()
+    return _StageHistory(turns, asked, omitted, asked_together)
 
 
 def _run_stages(
@@ -289,6 +345,9 @@ def _run_stage(
         language=work.project.language,
         opening=opening,
         asked_field=history.asked_field,
+        asked_fields=history.asked_fields,
+        dialogue=stage.dialogue,
+        dialogues={s.key: s.dialogue for s in work.stages},
         client_texts=work.client_texts,
         omitted_turns=history.omitted,
         reading=None if opening else work.reading,
@@ -383,30 +442,62 @@ def _accept(
     _block_foreign_renames(work, stage, data, locked)
     for name in spec.fields:
         value = getattr(answer, name, None)
-        if is_empty(value) or name in stage.producer_fields:
+        if is_empty(value) or name in stage.producer_fields or not_a_value(name, value):
             continue
         lock_key = spec.locks.get(name)
         if lock_key and lock_key in locked:
             value = locked[lock_key]
         stage.fields = {**stage.fields, name: value}
+    _dialogue_settle(work, stage, data)
     flag = bool(getattr(answer, spec.status_field, False))
-    missing = spec.missing(stage.fields)
+    missing = spec.missing(stage.fields, left=left_fields(stage.dialogue))
     work.event(
         Kind.AGENT_REPLIED, stage.key, call=record.pk if record else None, provider=provider,
         layer=layer, retry=retry,
     )  # fmt: skip
-    asked = data.get("askedField")
     if flag and not missing:
         _close(work, stage, by=StageRun.ClosedBy.AGENT)
         return True
     work.event(Kind.GATE_HELD, stage.key, missing=missing, flag=flag)
     message = answer.message.strip() or _fallback_question(spec, missing, work.project.language)
-    asked = asked or (missing[0] if missing else None)
+    asked = data.get("askedField") or (missing[0] if missing else None)
     meta = {"asked_field": asked}
+    asked_together = [asked] if asked else []
     if isinstance(data.get("askedFields"), list):  # two related fields asked together
-        meta["asked_fields"] = [f for f in data["askedFields"] if isinstance(f, str)]
+        asked_together = [f for f in data["askedFields"] if isinstance(f, str)]
+        meta["asked_fields"] = asked_together
+    stage.dialogue = with_asked(stage.dialogue, [f for f in asked_together if f in spec.fields])
     work.replies.append(Reply(message, stage.key, record, meta))
     return False
+
+
+def _dialogue_settle(work: TurnWork, stage: StageRun, data: dict[str, Any]) -> None:
+    """The field states this answer settles (briefing.field_states), whichever agent gave it:
+    a reply the rules agent took as the answer to a question asked twice is "to check"; a
+    field the client declined, or asked MAX_ASKS times and still empty, is left for the
+    producer, and the gate stops waiting for it."""
+    spec, dialogue = work.spec(stage), stage.dialogue
+    evidence = work.turn.text if work.turn.stage_key == stage.key else ""
+    for name in _names(data.get("toCheckFields")):
+        if name in spec.fields and not is_empty(stage.fields.get(name)):
+            dialogue = with_state(dialogue, name, TO_CHECK, evidence)
+            work.event(Kind.FIELD_TO_CHECK, stage.key, field=name, value=stage.fields[name],
+                       evidence=evidence[:300])  # fmt: skip
+    declined = set(_names(data.get("declinedFields")))
+    for name in spec.required:
+        if not is_empty(stage.fields.get(name)) or state_of(dialogue, name) == LEFT:
+            continue
+        # Asked MAX_ASKS times, and this reply (or an earlier one) did not answer it.
+        if name in declined or exhausted(dialogue, name):
+            dialogue = with_state(dialogue, name, LEFT, evidence)
+            reason = "declined" if name in declined else "asked_twice"
+            work.event(Kind.FIELD_LEFT_FOR_PRODUCER, stage.key, field=name, reason=reason,
+                       asked=asks(dialogue, name))  # fmt: skip
+    stage.dialogue = dialogue
+
+
+def _names(value: Any) -> list[str]:
+    return [name for name in value if isinstance(name, str)] if isinstance(value, list) else []
 
 
 def turn_answer_apply(*, turn: Turn, answer: Any, data: dict[str, Any], call: Any) -> None:

@@ -175,7 +175,9 @@ def briefing_state_read(project_id: int) -> BriefingState:
 
 
 # What a turn changes on a stage (and writes back when it did).
-STAGE_STATE_FIELDS = ["status", "fields", "summary", "closed_by", "closed_at", "skipped"]
+STAGE_STATE_FIELDS = [
+    "status", "fields", "summary", "closed_by", "closed_at", "skipped", "dialogue"
+]  # fmt: skip
 
 
 def stage_state(stage: StageRun) -> tuple:

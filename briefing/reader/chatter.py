@@ -22,11 +22,25 @@ GREETING_WORDS = frozenset({
     "приветствую", "вітаю", "привіт", "добрий", "доброго", "дня", "вечір", "ранок", "ранку",
     "hi", "hello", "hey", "good", "morning", "afternoon", "evening", "there", "всем", "всім",
 })  # fmt: skip
+# Closing a conversation or approving what was written: "больше нечего добавить",
+# "підтверджую, чекаємо", "that's all, go ahead", "Ja, passt".
+CLOSING_WORDS = frozenset({
+    "подтверждаю", "подтверждаем", "подтверждено", "підтверджую", "підтверджуємо",
+    "підтверджено", "confirm", "confirmed", "confirming", "approve", "approved", "agreed",
+    "больше", "нечего", "ничего", "добавить", "більше", "нічого", "додати", "nothing", "else",
+    "to", "add", "записали", "записано", "записал", "записала", "записав", "все",
+    "ждём", "ждем", "чекаємо", "чекаю", "жду", "поехали", "погнали", "вперед", "вперёд",
+    "go", "ahead", "let's", "lets", "passt", "ja", "та", "да-да", "так-так", "all", "set",
+    "done", "готово", "норм", "нормально", "пойдёт", "пойдет", "піде", "ок-ок",
+})  # fmt: skip
 THANKS_WORDS = frozenset({
     "спасибо", "спс", "благодарю", "дякую", "thanks", "thank", "you", "cheers", "большое",
-    "дуже", "much", "a", "lot", "вам", "вас",
+    "дуже", "much", "a", "lot", "вам", "вас", "million", "ton", "heaps",
 })  # fmt: skip
-_AGREEING = frozenset({"да", "так", "yes", "yep", "yeah", "yup", "верно", "вірно", "correct",
+_AGREEING = frozenset({"подтверждаю", "подтверждаем", "підтверджую", "підтверджуємо",
+                       "confirm", "confirmed", "approve", "approved", "agreed", "passt", "ja",
+                       "та", "нечего", "нічого", "nothing", "готово", "норм", "done",
+                       "да", "так", "yes", "yep", "yeah", "yup", "верно", "вірно", "correct",
                        "right", "правильно", "ок", "ok", "okay", "sure", "ага", "угу", "good",
                        "fine", "exactly", "perfect", "отлично", "добре", "хорошо"})  # fmt: skip
 MAX_CHATTER_WORDS = 8
@@ -37,11 +51,14 @@ def words_of(text: str) -> list[str]:
 
 
 def is_confirmation(text: str) -> bool:
-    """ "Да, всё верно.", "Так, усе правильно", "Yes, that's right", "Looks good, thanks"."""
+    """ "Да, всё верно.", "Так, усе правильно", "Yes, that's right", "Looks good, thanks",
+    "Подтверждаю, больше нечего добавить", "👍"."""
     words = words_of(text)
-    if not words or len(words) > MAX_CHATTER_WORDS or "?" in text:
+    if not words:  # "👍", "✅": agreement without a word
+        return bool(text.strip()) and not re.search(r"[\w?]", text)
+    if len(words) > MAX_CHATTER_WORDS or "?" in text:
         return False
-    vocabulary = CONFIRMATION_WORDS | THANKS_WORDS
+    vocabulary = CONFIRMATION_WORDS | THANKS_WORDS | CLOSING_WORDS
     return all(w in vocabulary for w in words) and any(w in _AGREEING for w in words)
 
 
@@ -65,3 +82,35 @@ def is_chatter(value: object) -> bool:
     if not isinstance(value, str) or not value.strip():
         return False
     return is_confirmation(value) or is_greeting(value) or is_question(value)
+
+
+# Fields that hold a name or a kind: a longer text there is a whole message, not a value.
+NAME_WORDS_MAX = {"clientName": 6, "company": 8, "productName": 8, "projectType": 12}
+
+
+def not_a_value(name: str, value: object) -> bool:
+    """Whether `value` must not be stored as field `name`, whoever proposes it (the reader,
+    the rules agent, a model): a confirmation, closing, greeting or question, or a whole
+    message where a name belongs."""
+    if is_chatter(value):
+        return True
+    limit = NAME_WORDS_MAX.get(name)
+    return limit is not None and isinstance(value, str) and len(words_of(value)) > limit
+
+
+# A client putting a field off: "бюджет назову после встречи", "поки не знаю", "no hard
+# deadline", "TBD". Only read in the reply to a question about that field.
+_DECLINING = re.compile(
+    r"после\s+встреч|позже|позднее|пока\s+не\s+(?:знаю|скажу|готов)|не\s+знаю|не\s+скажу|"
+    r"затрудняюсь|обсудим|не\s+определил|не\s+решил|нет\s+(?:жёстк|жестк|конкретн|точн)|"
+    r"після\s+зустріч|пізніше|поки\s+не\s+(?:знаю|скажу|готов)|не\s+знаю|обговоримо|"
+    r"не\s+визначил|не\s+вирішил|немає\s+(?:жорстк|конкретн|точн)|"
+    r"\blater\b|not\s+sure(?:\s+yet)?|don'?t\s+know|\btbd\b|no\s+(?:hard|fixed|firm|set)\s+|"
+    r"rather\s+not|to\s+be\s+(?:decided|confirmed)|after\s+(?:the|our)\s+(?:call|meeting)",
+    re.IGNORECASE,
+)
+
+
+def declines(text: str) -> bool:
+    """Whether a reply puts the question off rather than answering it."""
+    return bool(_DECLINING.search(text.replace("’", "'")))

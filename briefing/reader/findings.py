@@ -13,7 +13,8 @@ ANSWER, CORRECTION, MENTION, QUESTION = "answer", "correction", "mention", "ques
 
 # What the reader finds; a stage names the ones it takes in its `prefill` mapping.
 FINDING_FIELDS = (
-    "clientName", "company", "role", "contact", "productName", "coreIdea", "goal", "audience",
+    "clientName", "company", "role", "contact", "projectType", "productName", "coreIdea", "goal",
+    "audience",
     "brandTone", "format", "budget", "currency", "deadline", "references",
 )  # fmt: skip
 

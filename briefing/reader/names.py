@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from briefing.reader import nlp
 from briefing.reader.chatter import is_confirmation, is_greeting
 from briefing.reader.findings import ANSWER, CORRECTION, Collector
+from briefing.reader.statements import sentence_at
 
 # --- names ---------------------------------------------------------------------------------
 
@@ -146,6 +147,15 @@ _RENAMED = re.compile(
 
 def _words_before(text: str, position: int, count: int = 3) -> list[str]:
     return re.findall(r"[\w'’-]+", text[max(0, position - 60) : position])[-count:]
+
+
+def _clause_words_before(c: Collector, position: int) -> list[str]:
+    """The words of the sentence before `position`, up to the last quoted name before it."""
+    sentence = sentence_at(c.sentences, position)
+    start = sentence.start if sentence else max(0, position - 80)
+    head = c.text[start:position]
+    closed = max(head.rfind("»"), head.rfind("”"))
+    return re.findall(r"[\w'’-]+", head[closed + 1 :])
 
 
 def _noun_kind(words: Iterable[str]) -> str | None:
@@ -328,6 +338,9 @@ def read_companies_and_products(c: Collector) -> None:
         )
         if kind is None and preposition_only:
             kind = "company"  # "я из «Зерна»": who the client comes from
+        if kind is None and _noun_kind(_clause_words_before(c, match.start())) == "product":
+            # "продукт у нас — протеиновые батончики «Номад Бар»": the noun further back
+            kind = "product"
         if kind is None:
             if "productName" in c.asked:
                 kind = "product"

@@ -164,6 +164,68 @@ def _deadline_cued(c: Collector, found: Any) -> bool:
     return bool(sentence and _DEADLINE_CUE.search(sentence.text))
 
 
+# The kinds of video project a studio makes, as clients name them: "имиджевый ролик",
+# "відеоподкаст", "a brand film", "a 30-second spot". Up to two words before the noun (its
+# adjectives) are part of the type.
+_PROJECT_NOUN = (
+    r"(?:видео)?ролик\w*|видео(?:подкаст\w*)?|клип\w*|фильм\w*|подкаст\w*|сериал\w*|рилс\w*|"
+    r"анимаци\w*|трейлер\w*|відео(?:подкаст\w*)?|відосі?к\w*|кліп\w*|фільм\w*|серіал\w*|"
+    r"анімаці\w*|reels?|spots?|commercials?|ads?|videos?|films?|podcasts?|clips?|trailers?|"
+    r"explainers?|animations?|documentar(?:y|ies)"
+)
+_PROJECT_TYPE = re.compile(
+    rf"(?<![\w-])(?:[^\W\d_]+-)?(?:{_PROJECT_NOUN})(?![\w-])", re.IGNORECASE
+)  # "промо-ролик", "промо-відео"
+# A word before the noun that belongs to the type: a Russian or Ukrainian adjective
+# ("имиджевый", "рекламні"), a number with a unit ("30-секундный", "30-second"), or an
+# English word that is not a function word ("brand film", "promo video").
+_TYPE_ADJECTIVE = re.compile(
+    r"^(?:\d+-?\w*|[а-яёіїєґ'’-]+(?:ый|ий|ой|ая|яя|ое|ее|ые|ие|ій|ая|а|е|і|ых|их)|"
+    r"(?!(?:a|an|the|one|our|we|us|some|any|for|of|and|need|want|would|like|make|be|it|is|"
+    r"just|also|with|this|that|new|short|little|quick)$)[a-z][a-z-]+)$",
+    re.IGNORECASE,
+)
+_CYRILLIC_FUNCTION_WORD = re.compile(
+    r"^(?:нам|нужна|нужно|нужны|нужен|такая|такой|такі|такий|эта|это|ця|це|наша|наше|наш|"
+    r"одна|один|одне|одна|свой|своя|своє|якась|какой-то|какая-то|какое|яка|яке|який|цей|"
+    r"этот|коротка|короткий|короткая|короткое|невелика|небольшая|небольшой)$",
+    re.IGNORECASE,
+)
+
+
+def is_project_type(text: str) -> bool:
+    """Whether `text` opens with a kind of project ("Рекламний ролик", "A short ad for
+    Instagram", "Іміджевий фільм про пекарню") and names nothing (no quote, no capitalised
+    word past the first): said where a name is asked, it answers another question."""
+    c = Collector(text, "ru", (), sentences_of(text))
+    _read_project_type(c)
+    found = next((f for f in c.findings if f.field == "projectType"), None)
+    if found is None or len(text[: found.start].split()) > 2:
+        return False
+    later_words = re.findall(r"[^\W\d_][\w'’&-]*", text)[1:]
+    return not re.search(r"[«»\"“”]", text) and not any(
+        word[0].isupper() and word != "I" for word in later_words
+    )
+
+
+def _read_project_type(c: Collector) -> None:
+    """The kind of project, from the first video noun the client uses for what they want,
+    with the adjectives just before it."""
+    for match in _PROJECT_TYPE.finditer(c.text):
+        if c.overlaps(match.start(), match.end()):
+            continue
+        start = match.start()
+        for _ in range(2):
+            before = re.search(r"([^\s,.;:!?()«»\"]+)\s+$", c.text[:start])
+            if before is None or not _TYPE_ADJECTIVE.match(before.group(1)):
+                break
+            if _CYRILLIC_FUNCTION_WORD.match(before.group(1)):
+                break
+            start = before.start(1)
+        c.add("projectType", c.text[start : match.end()], start, match.end(), 0.75, MENTION)
+        return
+
+
 def _read_labels(c: Collector) -> None:
     for name, value, start, end in labelled_statements(c.text):
         c.add(name, value, start, end, 0.8)
@@ -242,11 +304,16 @@ def _read_cached(
     read_companies_and_products(c)
     read_names(c)
     read_role(c)
+    _read_project_type(c)
     labelled = [(f.start, f.end) for f in c.findings if f.field in dict(LABELS)]
     corrected = [f.start for f in c.findings if f.kind == CORRECTION]
     answer = _answer_text(text, sentences, labelled, corrected)
     c.answer_text = answer
-    read_product_answer(c)
+    # A reply that states a contact, an amount or a date, or a kind of project, names no product.
+    if not is_project_type(answer) and not any(
+        f.field in ("contact", "budget", "deadline") for f in c.findings
+    ):
+        read_product_answer(c)
     findings = tuple(c.findings)
     stripped = text.strip()
     return Reading(

@@ -3,7 +3,7 @@ rules agent's question templates. Stages are data; the orchestrator knows only t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +37,7 @@ class StageSpec:
     English); `opening[language]` greets the client when the stage starts. `prompt` is the
     stage's short English instruction block (role, task, one example question); the response
     schema is appended by the engine from `answer_model`, so it cannot drift from the code.
+    `reasks[language][field]` asks a required field the second time, in other words.
     `readers[field]` lets the rules agent take a direct answer to its own question.
     `prefill` maps the reader's findings (briefing.reader) to this stage's fields.
     `summary(fields, language)` writes the stage's summary line(s) from its fields (code,
@@ -60,10 +61,15 @@ class StageSpec:
     # Fields whose value is locked once known, and under which key: {"clientName":
     # "client_name"}. Locks are shared by all stages of a project.
     locks: Mapping[str, str] = field(default_factory=dict)
+    # The second, reworded question for each required field (`reasks[language][field]`): a
+    # field is asked at most twice (briefing.field_states), never with the same sentence.
+    reasks: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
-    def missing(self, values: Mapping[str, Any]) -> list[str]:
-        """Required fields still empty (None, "", [] count as empty; False does not)."""
-        return [name for name in self.required if is_empty(values.get(name))]
+    def missing(self, values: Mapping[str, Any], left: Iterable[str] = ()) -> list[str]:
+        """Required fields still empty (None, "", [] count as empty; False does not), but for
+        those `left` for the producer (briefing.field_states): the gate does not wait for them."""
+        left = frozenset(left)
+        return [n for n in self.required if is_empty(values.get(n)) and n not in left]
 
 
 def is_empty(value: Any) -> bool:

@@ -77,6 +77,21 @@ QUESTIONS = {
     },
 }
 
+REASKS = {
+    "ru": {
+        "budget": "Хотя бы примерно: на какую сумму вы ориентируетесь?",
+        "deadline": "Есть ли дата, к которой всё должно быть готово?",
+    },
+    "uk": {
+        "budget": "Хоча б приблизно: на яку суму ви орієнтуєтеся?",
+        "deadline": "Чи є дата, до якої все має бути готово?",
+    },
+    "en": {
+        "budget": "Even roughly, what amount are you thinking of?",
+        "deadline": "Is there a date by which it all has to be ready?",
+    },
+}
+
 OPENING = {
     "ru": "Спасибо! Теперь о бюджете и сроках.",
     "uk": "Дякую! Тепер про бюджет і терміни.",
@@ -132,6 +147,7 @@ STAGE = StageSpec(
         ),
     ),
     questions=QUESTIONS,
+    reasks=REASKS,
     opening=OPENING,
     summary=summary,
     readers={

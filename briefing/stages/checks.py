@@ -29,6 +29,8 @@ def check_stage(spec: StageSpec) -> None:
         asked = set(spec.questions.get(language, {}))
         if asked != set(spec.fields):
             problems.append(f"{language} questions do not match the fields")
+        if set(spec.reasks.get(language, {})) != set(spec.required):
+            problems.append(f"{language} second questions do not match the required fields")
         if not spec.opening.get(language):
             problems.append(f"no {language} opening")
     if problems:

@@ -57,6 +57,8 @@ QUESTIONS = {
     },
 }
 
+REASKS: dict[str, dict[str, str]] = {"ru": {}, "uk": {}, "en": {}}  # nothing required
+
 OPENING = {
     "ru": "Почти готово, осталось несколько вопросов.",
     "uk": "Майже готово, залишилося кілька запитань.",
@@ -109,6 +111,7 @@ STAGE = StageSpec(
         rules=("Put each link or named reference in references as its own item.",),
     ),
     questions=QUESTIONS,
+    reasks=REASKS,
     opening=OPENING,
     summary=summary,
     readers={

@@ -62,6 +62,24 @@ QUESTIONS = {
     },
 }
 
+REASKS = {
+    "ru": {
+        "clientName": "Подскажите, пожалуйста, как к вам обращаться — имя или название компании?",
+        "contact": "По какому номеру или адресу продюсеру с вами связаться?",
+        "projectType": "Уточню: что будем снимать — рекламу, имиджевый фильм, клип, подкаст?",
+    },
+    "uk": {
+        "clientName": "Підкажіть, будь ласка, як до вас звертатися — ім’я або назва компанії?",
+        "contact": "За яким номером чи адресою продюсеру з вами зв’язатися?",
+        "projectType": "Уточню: що будемо знімати — рекламу, іміджевий фільм, кліп, подкаст?",
+    },
+    "en": {
+        "clientName": "Sorry, how should we address you: your name or your company's?",
+        "contact": "Which number or address should the producer use to reach you?",
+        "projectType": "Just to be sure: what are we making, an ad, a brand film, a music video?",
+    },
+}
+
 OPENING = {
     "ru": "Здравствуйте! Я помогу составить бриф для вашего видеопроекта. "
     "Для начала — пара вопросов о вас.",
@@ -120,6 +138,7 @@ STAGE = StageSpec(
         example="How can we reach you: a phone number or an e-mail?",
     ),
     questions=QUESTIONS,
+    reasks=REASKS,
     opening=OPENING,
     summary=summary,
     readers={
@@ -129,7 +148,7 @@ STAGE = StageSpec(
         "role": read_text,
         "projectType": read_text,
     },
-    prefill={name: name for name in ("clientName", "company", "role", "contact")},
+    prefill={name: name for name in ("clientName", "company", "role", "contact", "projectType")},
     # The client's name must not drift between stages (DESIGN.md, the lock layer).
     locks={"clientName": "client_name"},
 )

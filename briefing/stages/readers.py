@@ -214,6 +214,19 @@ def read_currency(text: str, language: str) -> str | None:
     return named[0] if len(named) == 1 else None
 
 
+# Words a deadline without a date is said in ("как можно скорее", "к весне", "no rush",
+# "end of the quarter"): a reply without any is no deadline ("One 15s ad and three stills").
+_TIME_WORDS = re.compile(
+    r"срок|скорее|скоріше|быстр|швидш|срочн|терміново|горит|горить|asap|soon|rush|urgent|"
+    r"недел|тижн|тиждень|месяц|місяц|квартал|год[ау]?\b|року?\b|лет[оа]|літ|весн|осен|осін|"
+    r"зим|сезон|праздник|свят|нов\w+\s+год|конц|кінц|начал|почат|середин|"
+    r"week|month|quarter|year|spring|summer|autumn|fall|winter|season|holiday|christmas|"
+    r"end\s+of|beginning|mid-|before|after|until|by\s|deadline|дедлайн|flexible|гибк|гнучк|"
+    r"не\s+горит|нет\s+спешки|без\s+спешки|не\s+поспішаємо|no\s+hard",
+    re.IGNORECASE,
+)
+
+
 def read_deadline(text: str, language: str, *, today: datetime.date | None = None) -> str | None:
     """The first deadline as an ISO date; else the client's own words ("как можно скорее").
 
@@ -225,7 +238,7 @@ def read_deadline(text: str, language: str, *, today: datetime.date | None = Non
     deadlines = find_deadlines(text, today=today or datetime.date.today())
     if deadlines:
         return deadlines[0].value.isoformat()
-    return read_text(text, language)
+    return read_text(text, language) if _TIME_WORDS.search(text) else None
 
 
 # A comma between two digits is a number's ("€18,000", "1,5 млн"), not a separator.

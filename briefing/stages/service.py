@@ -72,6 +72,24 @@ QUESTIONS = {
     },
 }
 
+REASKS = {
+    "ru": {
+        "contentType": "Уточню: это один рекламный ролик, серия роликов или фильм?",
+        "format": "Сколько примерно секунд или минут, и это съёмка или анимация?",
+        "deliverables": "Какие файлы вы хотите получить в итоге — например, ролик и версии?",
+    },
+    "uk": {
+        "contentType": "Уточню: це один рекламний ролик, серія роликів чи фільм?",
+        "format": "Скільки приблизно секунд чи хвилин, і це зйомка чи анімація?",
+        "deliverables": "Які файли ви хочете отримати в підсумку — наприклад, ролик і версії?",
+    },
+    "en": {
+        "contentType": "Just to check: is it a single ad, a series of clips or a film?",
+        "format": "Roughly how many seconds or minutes, and live action or animation?",
+        "deliverables": "Which files should you get in the end, e.g. the video and its cut-downs?",
+    },
+}
+
 OPENING = {
     "ru": "Отлично, идея понятна. Теперь о том, что именно нужно сделать.",
     "uk": "Чудово, ідею зрозуміло. Тепер про те, що саме потрібно зробити.",
@@ -132,6 +150,7 @@ STAGE = StageSpec(
         rules=("List each deliverable as its own item.",),
     ),
     questions=QUESTIONS,
+    reasks=REASKS,
     opening=OPENING,
     summary=summary,
     readers={

@@ -63,6 +63,27 @@ QUESTIONS = {
     },
 }
 
+REASKS = {
+    "ru": {
+        "productName": "Как называется то, что будем показывать: товар, услуга, событие?",
+        "coreIdea": "Если в одной фразе: о чём должен быть ролик?",
+        "goal": "Что должно произойти после просмотра: покупка, запись, узнаваемость?",
+        "audience": "Для кого в первую очередь этот ролик?",
+    },
+    "uk": {
+        "productName": "Як називається те, що будемо показувати: товар, послуга, подія?",
+        "coreIdea": "Якщо однією фразою: про що має бути ролик?",
+        "goal": "Що має статися після перегляду: покупка, запис, впізнаваність?",
+        "audience": "Для кого насамперед цей ролик?",
+    },
+    "en": {
+        "productName": "What do we call the thing we are showing: a product, a service, an event?",
+        "coreIdea": "In one sentence, what should the video be about?",
+        "goal": "What should viewers do after watching: buy, sign up, remember the brand?",
+        "audience": "Who is this video mainly for?",
+    },
+}
+
 OPENING = {
     "ru": "Спасибо! Теперь об идее проекта.",
     "uk": "Дякую! Тепер про ідею проєкту.",
@@ -120,6 +141,7 @@ STAGE = StageSpec(
         example="Who should see the video, and what should they do after watching it?",
     ),
     questions=QUESTIONS,
+    reasks=REASKS,
     opening=OPENING,
     summary=summary,
     readers=dict.fromkeys(FIELDS, read_text),
