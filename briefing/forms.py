@@ -12,9 +12,10 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from django import forms
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _lazy
 
+from briefing.field_states import ASKED, CONFIRMED, LEFT, READ, TO_CHECK, asks, field_state
 from briefing.labels import field_label
 from briefing.models import Project
 from briefing.stages.base import LANGUAGES, StageSpec, is_empty
@@ -186,6 +187,18 @@ class FieldInput:
     empty: bool
     set_by_producer: bool
     error: str = ""
+    # The field's dialogue state (briefing.field_states) and how often the agent asked for it.
+    state: str = ""
+    asked: int = 0
+
+    @property
+    def state_label(self) -> str:
+        """What the producer reads beside the field: "to check", "left for you", "asked x2"."""
+        if self.state == ASKED:
+            return ngettext("asked %(count)d time", "asked %(count)d times", self.asked) % {
+                "count": self.asked
+            }
+        return str(STATE_LABELS.get(self.state, ""))
 
 
 def _shown(kind: FieldKind, value: Any) -> str:
@@ -196,16 +209,28 @@ def _shown(kind: FieldKind, value: Any) -> str:
     return "" if value is None else str(value)
 
 
+STATE_LABELS = {
+    READ: _lazy("read from the client"),
+    TO_CHECK: _lazy("to check"),
+    LEFT: _lazy("left for you"),
+    CONFIRMED: _lazy("confirmed by the client"),
+}
+
+
 def field_inputs(
     spec: StageSpec,
     values: Mapping[str, Any],
     producer_fields: Sequence[str],
     *,
+    dialogue: Mapping[str, Any] | None = None,
+    confirmed: bool = False,
     error_field: str = "",
     error: str = "",
     submitted: str | None = None,
 ) -> list[FieldInput]:
-    """The editors of a stage's fields; the one that failed shows what was posted and why."""
+    """The editors of a stage's fields, each with its dialogue state; the one that failed
+    shows what was posted and why."""
+    dialogue = dialogue or {}
     inputs = []
     for name in spec.fields:
         kind, choices = field_kind(spec, name)
@@ -221,6 +246,8 @@ def field_inputs(
                 empty=is_empty(values.get(name)),
                 set_by_producer=name in producer_fields,
                 error=error if failed else "",
+                state=field_state(dialogue, name, values.get(name), confirmed=confirmed),
+                asked=asks(dialogue, name),
             )
         )
     return inputs

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from briefing.models import BriefingEvent, StageRun, Turn
 from briefing.reader import ANSWER, CORRECTION, MENTION, Finding, Reading
 from briefing.reader import message_read as _message_read
+from briefing.reader.contacts import contacts_merged
 from briefing.stages.base import is_empty
 
 Kind = BriefingEvent.Kind
@@ -118,6 +119,10 @@ def reading_apply(
         if not ok or is_empty(value):
             continue
         current = stage.fields.get(field_name)
+        if field_name == "contact" and not is_empty(current):
+            # Every contact is kept: a new one is added, a correction replaces its own kind.
+            correcting = finding.kind == CORRECTION or reading.corrects  # "typo in that e-mail"
+            value = contacts_merged(current, value, correction=correcting)
         same = current == value or (
             isinstance(current, str)
             and isinstance(value, str)

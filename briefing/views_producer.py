@@ -210,6 +210,8 @@ def _detail_context(
                     row.spec,
                     row.run.fields,
                     row.run.producer_fields,
+                    dialogue=row.run.dialogue,
+                    confirmed=project.status == Project.Status.COMPLETED,
                     error_field=problem.field_name if on_field else "",
                     error=problem.message if on_field else "",
                     submitted=problem.submitted.get("value") if on_field else None,

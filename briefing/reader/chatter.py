@@ -70,18 +70,33 @@ def is_greeting(text: str) -> bool:
     return all(w in GREETING_WORDS or w in THANKS_WORDS for w in words)
 
 
+# Sounds that only fill a pause: "хм", "ну", "эээ", "hmm", "um".
+FILLER_WORDS = frozenset({
+    "хм", "хмм", "хммм", "гм", "ну", "эм", "эмм", "э", "ээ", "эээ", "мм", "ммм", "ага", "угу",
+    "ой", "ох", "ах", "еее", "ех", "hmm", "hm", "hmmm", "um", "umm", "uh", "er", "erm", "ah",
+    "oh", "mm", "mmm", "well", "так-так",
+})  # fmt: skip
+
+
+def is_filler(text: str) -> bool:
+    """ "Хм", "ну...", "Hmm, um": nothing said."""
+    words = words_of(text)
+    return bool(words) and len(words) <= MAX_CHATTER_WORDS and all(w in FILLER_WORDS for w in words)
+
+
 def is_question(text: str) -> bool:
     """A message (or value) that asks rather than answers: it ends with a question mark."""
     return text.rstrip().rstrip(")»\"'").endswith("?")
 
 
 def is_chatter(value: object) -> bool:
-    """A stored value that is a confirmation, a greeting or a question (never a field value)."""
+    """A stored value that is a confirmation, a greeting, a question or a filler (never a
+    field value)."""
     if isinstance(value, list):
         return any(is_chatter(item) for item in value)
     if not isinstance(value, str) or not value.strip():
         return False
-    return is_confirmation(value) or is_greeting(value) or is_question(value)
+    return is_confirmation(value) or is_greeting(value) or is_question(value) or is_filler(value)
 
 
 # Fields that hold a name or a kind: a longer text there is a whole message, not a value.

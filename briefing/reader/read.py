@@ -13,6 +13,7 @@ from typing import Any
 
 from briefing.reader.amounts import amount_role, amounts_find, currency_named
 from briefing.reader.chatter import is_confirmation, is_greeting, is_question
+from briefing.reader.contacts import SEPARATOR, contacts_find
 from briefing.reader.dates import deadlines_find
 from briefing.reader.findings import (
     ANSWER,
@@ -37,28 +38,19 @@ from briefing.reader.statements import (
     sentence_at,
     sentences_of,
 )
-from llmkit.extract import find_emails, find_phones, find_urls
+from llmkit.extract import find_urls
 
 # --- the reader ------------------------------------------------------------------------------
 
-_PHONE_REGIONS = {"uk": ("UA", "RU"), "en": ("US", "GB", "RU", "UA")}
 _NAMEISH_FIELDS = ("clientName", "company")
 
 
 def _read_contacts(c: Collector) -> None:
-    emails = find_emails(c.text)
-    for email in emails:
-        c.taken.append((email.start, email.end))
-    phones = []
-    for region in _PHONE_REGIONS.get(c.language, ("RU", "UA")):
-        phones = [p for p in find_phones(c.text, region=region) if not c.overlaps(p.start, p.end)]
-        if phones:
-            break
-    for phone in phones:
-        c.taken.append((phone.start, phone.end))
-    first = phones[0] if phones else emails[0] if emails else None
-    if first is not None:
-        c.add("contact", first.value, first.start, first.end, 0.95)
+    contacts = contacts_find(c.text, c.language)
+    c.taken += [(found.start, found.end) for found in contacts]
+    if contacts:
+        value = SEPARATOR.join(found.value for found in contacts)
+        c.add("contact", value, contacts[0].start, contacts[-1].end, 0.95)
     urls = [u for u in find_urls(c.text) if not c.overlaps(u.start, u.end)]
     if urls:
         # links fill the references while they are empty; they never replace them

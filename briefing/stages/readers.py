@@ -7,12 +7,13 @@ from __future__ import annotations
 import datetime
 import re
 
+from briefing.reader.contacts import SEPARATOR, contacts_find
 from briefing.stages.fields import (
     ITEM_MAX,
     LIST_MAX,
     READ_TEXT_MAX,
 )
-from llmkit.extract import find_deadlines, find_emails, find_money, find_phones, find_urls
+from llmkit.extract import find_deadlines, find_money, find_urls
 from llmkit.extract import parse_number as _parse_number
 from llmkit.parse.coerce import NULL_LIKES
 
@@ -163,19 +164,14 @@ def read_name(text: str, language: str) -> str | None:
 
 
 # A Ukrainian client's local number reads as Ukrainian first, anyone else's as Russian.
-_PHONE_REGIONS = {"uk": ("UA", "RU")}
 
 
 def read_contact(text: str, language: str) -> str | None:
-    """The first phone number in E.164, else the first e-mail address (lower-cased)."""
+    """Every phone (E.164), e-mail address and messenger handle in the text, comma-separated
+    in the order written (briefing.reader.contacts)."""
     if not isinstance(text, str):
         return None
-    for region in _PHONE_REGIONS.get(language, ("RU", "UA")):
-        phones = find_phones(text, region=region)
-        if phones:
-            return phones[0].value
-    emails = find_emails(text)
-    return emails[0].value if emails else None
+    return SEPARATOR.join(found.value for found in contacts_find(text, language)) or None
 
 
 def read_budget(text: str, language: str) -> int | None:

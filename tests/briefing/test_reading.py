@@ -48,9 +48,10 @@ FIRST = (
     "«Клюквенный Север». Бюджет примерно 2 млн рублей, сдать к 15 апреля 2027 года. "
     "Телефон +7 (905) 111-22-33."
 )
+# FIRST without the kind of project: the intro stays open on the project type.
+FIRST_UNTYPED = FIRST.replace("Нужен ролик к запуску", "Готовимся к запуску")
 # The rest of a conversation after FIRST: the answers to what is still missing.
 REST = [
-    "Рекламный ролик.",
     "Северная ягода как заряд бодрости.",
     "Продажи в сетях.",
     "Молодёжь 20–35 лет.",
@@ -66,13 +67,14 @@ def test_one_message_fills_every_stage_and_nothing_is_asked_twice(project, say):
         "clientName": "Олег Кравцов",
         "company": "Полярная Ягода",
         "contact": "+79051112233",
+        "projectType": "ролик",
     }
     assert fields(project, "vision") == {"productName": "Клюквенный Север"}
     assert fields(project, "budget") == {
         "budget": 2_000_000, "currency": "RUB", "deadline": "2027-04-15"
     }  # fmt: skip
-    # the only intro field left is the project type: that is what is asked
-    assert agent_lines(project)[-1].startswith("Какой проект вы задумали")
+    # the intro is complete: the first field the message did not give is asked
+    assert "В чём главная идея проекта?" in agent_lines(project)[-1]
     talk(project, say, *REST)
     asked = agent_lines(project)
     assert len(asked) == len(set(asked))  # no question twice
@@ -100,7 +102,7 @@ def test_the_brief_is_read_back_and_a_confirmation_completes_it_without_being_st
 
 
 def test_a_correction_wins_even_in_a_closed_stage(project, say):
-    say(project, FIRST)
+    say(project, FIRST_UNTYPED)
     budget = StageRun.objects.get(project=project, key="budget")
     assert budget.status == StageRun.Status.CLOSED  # the first message closed it
     say(project, "Рекламный ролик. Ой, бюджет не 2 млн, а 2,5 млн.")
@@ -114,7 +116,7 @@ def test_a_correction_wins_even_in_a_closed_stage(project, say):
     assert event.data["evidence"] == "2,5 млн"
     assert event.data["statement"] == "correction"
     # the answer to the question asked is still taken from the same message
-    assert fields(project, "intro")["projectType"] == "Рекламный ролик."
+    assert fields(project, "intro")["projectType"] == "Рекламный ролик"
 
 
 def test_a_price_is_never_the_budget(project, say):
@@ -133,14 +135,16 @@ def test_a_counter_question_gets_the_producer_once_and_the_next_question(project
     assert "продюсер" in reply
     assert question not in reply  # the client is not asked the same again at once
     assert reply.endswith("Оставьте, пожалуйста, телефон или e-mail.")
-    assert fields(project, "intro") == {}
+    assert fields(project, "intro") == {"projectType": "ролик"}  # from the first message
 
 
 def test_a_name_and_a_company_are_asked_together_and_read_apart(project, say):
     say(project, "Здравствуйте, нужен ролик.")
     assert agent_lines(project)[-1] == "Как вас зовут и какую компанию вы представляете?"
     say(project, "Меня зовут Анна, я из «Зерна».")
-    assert fields(project, "intro") == {"clientName": "Анна", "company": "Зерно"}
+    assert fields(project, "intro") == {
+        "clientName": "Анна", "company": "Зерно", "projectType": "ролик"
+    }  # fmt: skip
 
 
 def test_known_data_from_the_form_fills_the_intro_and_is_not_asked_again(producer, say):
@@ -231,7 +235,7 @@ def test_a_rejected_proposal_leaves_the_lock(producer, client, say):
 
 def test_an_llm_stage_prompt_carries_what_is_already_known(project, say, scripted_model):
     scripted_model.answers({"message": "Какой проект?", "introStatus": False})
-    say(project, FIRST)
+    say(project, FIRST_UNTYPED)
     prompt = "\n".join(m["content"] for m in scripted_model.requests[-1]["messages"])
     [known] = [line for line in prompt.splitlines() if line.startswith("Already known")]
     assert "Клюквенный Север" in known  # the vision stage, still to come

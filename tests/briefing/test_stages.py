@@ -162,7 +162,9 @@ def test_budget_currency_takes_common_spellings(given, expected):
 
 def test_prefill_and_locks_point_at_the_stage_fields():
     specs = {spec.key: spec for spec in STAGES}
-    assert set(specs["intro"].prefill) == {"clientName", "company", "role", "contact"}
+    assert set(specs["intro"].prefill) == {
+        "clientName", "company", "role", "contact", "projectType"
+    }  # fmt: skip
     assert specs["budget"].prefill == {
         "budget": "budget",
         "currency": "currency",
@@ -256,7 +258,12 @@ def test_check_stage_catches_drift():
         ("8 (916) 123-45-67", "ru", "+79161234567"),
         ("мій номер 067 123 45 67", "uk", "+380671234567"),
         ("8 916 123 45 67", "uk", "+79161234567"),
-        ("пишите на Ivan@Example.com или звоните +7 916 765 43 21", "ru", "+79167654321"),
+        # every contact is kept, in the order written
+        (
+            "пишите на Ivan@Example.com или звоните +7 916 765 43 21",
+            "ru",
+            "ivan@example.com, +79167654321",
+        ),
         ("ivan@example.com please", "en", "ivan@example.com"),
         ("в телеграме", "ru", None),
     ],

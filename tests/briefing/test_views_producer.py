@@ -465,3 +465,26 @@ def test_the_header_names_the_client_once_the_briefing_learnt_who_they_are(clien
     assert "Анна Смирнова" in head
     assert "+79161234567" in head
     assert "no client name" not in head
+
+
+# --- the dialogue's state of each field --------------------------------------------------------
+
+
+def test_each_field_shows_its_dialogue_state(producer_client, project, say):
+    """Asked twice without an answer: left for the producer; a reply taken after the second
+    ask: to check; a value read from the client; a field asked once."""
+    say(project, "Здравствуйте")  # the intro asks for the name and the company together
+    for _ in range(2):
+        say(project, "хм")  # the name asked again, then left for the producer
+    intro = stage(project, "intro")
+    assert intro.dialogue["clientName"] == {"asked": 2, "state": "left", "evidence": "хм"}
+    intro.fields = {**intro.fields, "company": "Зерно"}
+    intro.dialogue = {**intro.dialogue, "company": {"asked": 2, "state": "to_check"}}
+    intro.save()
+    page = producer_client.get(detail(project), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert re.search(r"Client name.*?field-state-left[^>]*>left for you<", page, re.S)
+    assert re.search(r"Company.*?field-state-to_check[^>]*>to check<", page, re.S)
+    assert re.search(r"Contact.*?field-state-asked[^>]*>asked 1 time<", page, re.S)
+    russian = producer_client.get(detail(project), HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    assert "оставлено вам" in russian
+    assert "left for you" not in russian
