@@ -188,6 +188,7 @@ def stage_agent_run(
         final_rules=FINAL_ANSWER_RULES if call.tools is not None and call.tools.outcomes else "",
         memory=memory,
         retrieved=retrieved,
+        dialogue=call.dialogue,
     )
     sources = sources_validator(
         tool_texts=call.tools.source_texts if call.tools is not None else tuple,

@@ -7,6 +7,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from briefing.field_states import exhausted, left_fields
 from briefing.stages.base import StageSpec, is_empty
 from llmkit.language import reply_language_block
 from llmkit.prompt import Prompt, PromptBlock, build_prompt, stable_json
@@ -79,6 +80,7 @@ def stage_prompt(
     final_rules: str = "",
     memory: str = "",
     retrieved: str = "",
+    dialogue: Mapping[str, Any] | None = None,
 ) -> Prompt:
     """`turns` are (role, text) of THIS stage only, oldest first, already cut to the last
     few, `omitted_turns` of them left out before; `known` the stage's fields so far;
@@ -87,7 +89,8 @@ def stage_prompt(
     the final generation, not to the tool iterations). Both are volatile: they change by turn.
     `memory` is the client's snapshot (studio.memory): byte-stable between rebuilds, so it
     sits in the cacheable prefix, before the per-turn state; `retrieved` the few memory items
-    relevant to this message, a small volatile block."""
+    relevant to this message, a small volatile block. `dialogue` is the stage's field states
+    (briefing.field_states): a field asked twice or left for the producer is never asked."""
     stage_block = _stage_block(spec)
     state_lines = ["Locked entities (use exactly as written):"]
     state_lines += [f"- {key}: {_quoted(value)}" for key, value in sorted(locks.items())] or [
@@ -96,6 +99,15 @@ def stage_prompt(
     state_lines.append("Closed stages:")
     state_lines += [f"- {line}" for line in summaries] or ["- none"]
     state_lines.append(f"Known so far in this stage: {stable_json(dict(known))}")
+    settled = sorted(
+        name for name in spec.required
+        if is_empty(known.get(name)) and exhausted(dialogue or {}, name)
+    )  # fmt: skip
+    if settled:
+        # Asked twice already, or declined: the producer follows up, the agent moves on.
+        state_lines.append(
+            f"Left for the producer (never ask for these again): {', '.join(settled)}"
+        )
     elsewhere = _known_elsewhere(profile or {}, spec.key)
     if elsewhere:
         # The same "already known" the rules agent works from: never ask for these again.
@@ -111,7 +123,7 @@ def stage_prompt(
         # The session horizon: what the folded turns settled, from the recorded fields (a
         # summary that grows with the stage, written by code, never by a model).
         given = [name for name in spec.fields if not is_empty(known.get(name))]
-        missing = spec.missing(known)
+        missing = spec.missing(known, left=left_fields(dialogue or {}))
         conversation.append(
             f"Earlier in this conversation: the client gave {', '.join(given) or 'nothing yet'}"
             f"; still missing: {', '.join(missing) or 'nothing'}."

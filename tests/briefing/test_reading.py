@@ -242,3 +242,15 @@ def test_an_llm_stage_prompt_carries_what_is_already_known(project, say, scripte
     # the budget stage the first message closed is in the closed stages' summaries, once
     assert "2000000" not in known
     assert "2\u202f000\u202f000 RUB" in prompt
+
+
+def test_a_model_is_told_which_fields_are_left_for_the_producer(project, say, scripted_model):
+    intro = StageRun.objects.get(project=project, key="intro")
+    intro.status = StageRun.Status.OPEN
+    intro.dialogue = {"contact": {"asked": 2, "state": "left"}, "clientName": {"asked": 1}}
+    intro.save()
+    scripted_model.answers({"message": "Какой проект?", "introStatus": False})
+    say(project, "Меня зовут Анна.")
+    prompt = "\n".join(m["content"] for m in scripted_model.requests[-1]["messages"])
+    [left] = [line for line in prompt.splitlines() if line.startswith("Left for the producer")]
+    assert left.endswith(": contact")  # asked once (the name) is not left
