@@ -193,7 +193,9 @@ def _client_finishing(work: TurnWork, stage: StageRun) -> bool:
     the read-back comes now (a producer would sum up, not ask on). Only for a question about
     a required field of a stage before the last, which has the read-back."""
     reading, last = work.reading, work.stages[-1]
-    if reading is None or not reading.confirms or stage is last or work.spec(last).required:
+    if reading is None or not reading.confirms or reading.findings:
+        return False
+    if stage is last or work.spec(last).required:
         return False
     if stage.status != StageRun.Status.OPEN:
         return False

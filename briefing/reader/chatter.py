@@ -62,6 +62,30 @@ def is_confirmation(text: str) -> bool:
     return all(w in vocabulary for w in words) and any(w in _AGREEING for w in words)
 
 
+# A short message that closes the conversation in words beyond the vocabulary above: "Да, всё
+# верно, согласен", "Больше ничего не добавлю, ждём звонка", "Yes, that's everything".
+_CLOSING = re.compile(
+    r"(?:всё|все|усе)\s+(?:верно|вірно|правильно|так|ок|отлично)(?=\s*(?:[.,!;)👍]|$))|"
+    r"(?:^|[\s,])(?:верно|вірно|правильно)(?=\s*(?:[.,!;)👍]|$))|"
+    r"соглас|подтвержд|підтвердж|(?:больше|более)\s+ничего|нечего\s+добав|"
+    r"ничего\s+не\s+добав|нічого\s+(?:не\s+)?додат|більше\s+нічого|"
+    r"that'?s\s+(?:all|everything|it)\b|nothing\s+(?:else|to\s+add|more)|"
+    r"\bconfirm|\bagreed\b|sounds\s+(?:good|great|right)|looks\s+(?:good|great|right)|"
+    r"all\s+(?:good|correct|set)\b",
+    re.IGNORECASE,
+)
+MAX_CLOSING_WORDS = 10
+
+
+def is_closing(text: str) -> bool:
+    """A short message, with no number and no question, that agrees or says the client has
+    nothing more to add."""
+    words = words_of(text)
+    if not words or len(words) > MAX_CLOSING_WORDS or "?" in text or re.search(r"\d", text):
+        return False
+    return bool(_CLOSING.search(text.replace("’", "'")))
+
+
 def is_greeting(text: str) -> bool:
     """ "Добрый день!", "Привіт", "Hi there", "Hello, thanks"."""
     words = words_of(text)

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from briefing.reader.amounts import amount_role, amounts_find, currency_named
-from briefing.reader.chatter import is_confirmation, is_greeting, is_question
+from briefing.reader.chatter import is_closing, is_confirmation, is_greeting, is_question
 from briefing.reader.contacts import SEPARATOR, contacts_find
 from briefing.reader.dates import deadlines_find
 from briefing.reader.findings import (
@@ -314,7 +314,7 @@ def _read_cached(
         findings=findings,
         mentions=tuple(c.mentions),
         asks=any(s.question for s in sentences) or (is_question(stripped) and not findings),
-        confirms=is_confirmation(stripped),
+        confirms=is_confirmation(stripped) or is_closing(stripped),
         greets=is_greeting(stripped),
         corrects=bool(corrected),
         answer_text=answer,

@@ -9,7 +9,8 @@ import datetime
 import pytest
 
 from briefing.reader import ANSWER, CORRECTION, MENTION, message_read
-from briefing.reader.chatter import is_chatter, is_confirmation, is_greeting
+from briefing.reader.chatter import is_chatter, is_closing, is_confirmation, is_greeting
+from briefing.reader.contacts import contacts_find, contacts_merged
 
 TODAY = datetime.date(2026, 12, 1)
 
@@ -251,3 +252,46 @@ def test_an_amount_said_as_the_budget_beats_one_that_only_answers():
 def test_a_company_named_after_the_word_that_says_so(text, language, company):
     reading = read(text, language, asked=("clientName", "company"))
     assert value(reading, "company") == company
+
+
+# --- every contact kept --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("current", "new", "correction", "kept"),
+    [
+        ("+79161234567", "anna@zerno.ru", False, "+79161234567, anna@zerno.ru"),
+        ("+79161234567, anna@zerno.ru", "+79161234567", False, "+79161234567, anna@zerno.ru"),
+        ("+79161234567, anna@zerno.ru", "+79035551234", True, "anna@zerno.ru, +79035551234"),
+        ("ciara.byrne@byrnewalsh.ie", "ciara.byrne@byrne-walsh.ie", False,
+         "ciara.byrne@byrne-walsh.ie"),
+        ("anna@zerno.ru", "@zerno_coffee", False, "anna@zerno.ru, @zerno_coffee"),
+    ],
+)  # fmt: skip
+def test_a_new_contact_is_added_and_a_correction_replaces_its_own_kind(
+    current, new, correction, kept
+):
+    assert contacts_merged(current, new, correction=correction) == kept
+
+
+def test_phones_e_mails_and_handles_are_read_together_in_the_order_written():
+    text = "мій номер 093 715 40 28, пошта ostap@velolev.ua, інста @velolev.lviv"
+    found = [c.value for c in contacts_find(text, "uk")]
+    assert found == ["+380937154028", "ostap@velolev.ua", "@velolev.lviv"]
+
+
+@pytest.mark.parametrize(
+    ("text", "closing"),
+    [
+        ("Да, всё верно, согласен.", True),
+        ("Больше ничего не добавлю, ждём звонка.", True),
+        ("Yes, that's everything, thanks.", True),
+        ("Підтверджую ✅", True),
+        ("Это всё так сложно", False),
+        ("Верно говорите, бюджет маленький", False),
+        ("Ничего особенного, просто ролик про кофе", False),
+        ("Всё верно? А бюджет?", False),
+    ],
+)
+def test_a_closing_is_told_from_a_message_that_says_something(text, closing):
+    assert is_closing(text) is closing
