@@ -139,6 +139,23 @@ _CALLED = re.compile(
 )
 
 
+# A name as written after "called": the quoted part, else the capitalised words (and numbers)
+# that open it ("Fizzleaf in April and…" → "Fizzleaf", "Summit 2 tent" → "Summit 2").
+_NAME_WORD = r"(?:[A-ZА-ЯЁІЇЄҐ][\w&'’+-]*|\d+[\w-]*)"
+_NAME_WORDS = re.compile(rf"{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,3}}")
+_NOUN_THEN_NAME = re.compile(
+    rf"(?P<noun>[^\W\d_]+)\s+(?P<name>[A-ZА-ЯЁІЇЄҐ][\w&'’+-]*(?:\s+{_NAME_WORD}){{0,2}})"
+)
+
+
+def _name_cut(written: str) -> str:
+    quoted = re.match(r"\s*[«\"“]([^«»\"“”]+)", written)
+    if quoted:  # up to the closing quote, which the match stops before
+        return quoted.group(1).strip()
+    opening = _NAME_WORDS.match(re.sub(r"^(?:the|a|an)\s+", "", written.strip(), flags=re.I))
+    return opening.group().strip() if opening else ""
+
+
 _RENAMED = re.compile(
     r"(?:теперь|тепер|now)\s+(?:называется|называются|називається|(?:is\s+)?called)\s*$",
     re.IGNORECASE,
@@ -358,19 +375,30 @@ def read_companies_and_products(c: Collector) -> None:
               CORRECTION if renamed else None)  # fmt: skip
         c.taken.append((match.start(), match.end()))
     for match in _CALLED.finditer(text):
-        if c.overlaps(match.start("name"), match.end("name")):
+        name = _name_cut(match.group("name"))
+        start = text.find(name, match.start("name")) if name else -1
+        if start < 0 or c.overlaps(start, start + len(name)):
             continue
-        name = match.group("name").strip(' «»"“”')
+        end = start + len(name)
         noun_kind = _noun_kind([match.group("noun")])
         # "продукт теперь называется «Лавка+»": a rename, i.e. a correction
         renamed = CORRECTION if match.group("now") else None
         if noun_kind == "company" and not any(f.field == "company" for f in c.findings):
-            c.add("company", name, match.start("name"), match.end("name"), 0.8, renamed)
+            c.add("company", name, start, end, 0.8, renamed)
         elif noun_kind == "product" or "productName" in c.asked:
-            c.add("productName", name, match.start("name"), match.end("name"), 0.85, renamed)
+            c.add("productName", name, start, end, 0.85, renamed)
         else:
             continue
-        c.taken.append((match.start("name"), match.end("name")))
+        c.taken.append((start, end))
+    if not any(f.field == "productName" for f in c.findings):
+        for match in _NOUN_THEN_NAME.finditer(text):  # "our app NovaPay", "морс Северный"
+            if _PRODUCT_NOUNS.match(match.group("noun")) and not c.overlaps(
+                match.start("name"), match.end("name")
+            ):
+                c.add("productName", match.group("name"), match.start("name"),
+                      match.end("name"), 0.75)  # fmt: skip
+                c.taken.append((match.start("name"), match.end("name")))
+                break
     if not any(f.field == "company" for f in c.findings):
         for match in _LEGAL_LATIN.finditer(text):
             value = f"{match.group('name')} {match.group('form')}".strip()
