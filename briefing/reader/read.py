@@ -148,12 +148,14 @@ _DEADLINE_LEAD = re.compile(r"^(?:к|до|by|until|till|before|не\s+поздн
 
 
 def _deadline_cued(c: Collector, found: Any) -> bool:
-    """A date is the deadline when asked for, when it reads "к …" / "до …" / "by …", or when
-    its sentence speaks of a deadline ("сдать", "надо", "need it", "ideally")."""
+    """A date is the deadline when asked for, when it reads "к …" / "до …" / "by …", when
+    its sentence speaks of a deadline ("сдать", "надо", "need it", "ideally"), or when the
+    sentence corrects a date."""
     if "deadline" in c.asked or _DEADLINE_LEAD.search(found.text.strip()):
         return True
     sentence = sentence_at(c.sentences, found.start)
-    return bool(sentence and _DEADLINE_CUE.search(sentence.text))
+    # "не двадцатого, а 27 мая": a date the client corrects is the one date of the brief
+    return bool(sentence and (sentence.correction or _DEADLINE_CUE.search(sentence.text)))
 
 
 # The kinds of video project a studio makes, as clients name them: "имиджевый ролик",
