@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from briefing.reader.contacts import contacts_typed
 from briefing.stages.base import StageSpec
 from briefing.stages.budget import BudgetFields
 from briefing.stages.extra import ExtraFields
@@ -29,6 +30,21 @@ class AdditionalRequest(StructuredModel):
     receivedAt: str = Field(description="When it arrived, ISO 8601 with the time zone")
 
 
+class Contacts(StructuredModel):
+    """Every way to reach the client, each kind in its own list, split by code from the
+    contact field (briefing.reader.contacts): none is lost when a client gives several."""
+
+    phones: list[str] = Field(default_factory=list, description="Phone numbers, E.164")
+    emails: list[str] = Field(default_factory=list, description="E-mail addresses")
+    messengers: list[str] = Field(
+        default_factory=list, description='Messenger handles and links ("@anna_k", "t.me/…")'
+    )
+    websites: list[str] = Field(default_factory=list, description="The client's websites")
+    other: list[str] = Field(
+        default_factory=list, description="Anything else written as a contact, as written"
+    )
+
+
 class Brief(StructuredModel):
     """A finished (or partial) production brief: one object per stage, keyed by stage key,
     each holding that stage's fields (the answer model's fields less message and status),
@@ -39,6 +55,9 @@ class Brief(StructuredModel):
     service: ServiceFields = Field(default_factory=ServiceFields)
     budget: BudgetFields = Field(default_factory=BudgetFields)
     extra: ExtraFields = Field(default_factory=ExtraFields)
+    contacts: Contacts = Field(
+        default_factory=Contacts, description="The intro stage's contact, split by kind"
+    )
     language: Language = Field(description="The language of the briefing: ru, uk or en")
     additionalRequests: list[AdditionalRequest] = Field(
         default_factory=list,
@@ -48,7 +67,9 @@ class Brief(StructuredModel):
     @classmethod
     def stage_keys(cls) -> tuple[str, ...]:
         return tuple(
-            name for name in cls.model_fields if name not in ("language", "additionalRequests")
+            name
+            for name in cls.model_fields
+            if name not in ("contacts", "language", "additionalRequests")
         )
 
     @classmethod
@@ -64,9 +85,11 @@ class Brief(StructuredModel):
         shape raises pydantic's ValidationError naming the field."""
         keys = cls.stage_keys()
         stages = {key: dict(values) for key, values in profile.items() if key in keys}
+        contacts = contacts_typed(stages.get("intro", {}).get("contact"))
         return cls.model_validate(
-            {**stages, "language": language, "additionalRequests": list(additional_requests)}
-        )
+            {**stages, "contacts": contacts, "language": language,
+             "additionalRequests": list(additional_requests)}
+        )  # fmt: skip
 
 
 def brief_json_schema() -> dict[str, Any]:
@@ -153,6 +176,7 @@ def brief_markdown(
 __all__ = [
     "AdditionalRequest",
     "Brief",
+    "Contacts",
     "Language",
     "brief_json_schema",
     "brief_markdown",

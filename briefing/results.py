@@ -14,9 +14,10 @@ from django.utils import timezone
 
 from briefing.labels import field_label, label_language
 from briefing.models import Project, StageRun
+from briefing.reader.contacts import contacts_typed
 from briefing.stages.registry import BRIEFING_TYPES, stage_title
 
-ColumnKind = Literal["int", "text", "datetime", "field", "requests"]
+ColumnKind = Literal["int", "text", "datetime", "field", "contacts", "requests"]
 
 # The fixed columns before the stage fields, and their labels.
 _FIXED: tuple[tuple[str, ColumnKind, dict[str, str]], ...] = (
@@ -28,6 +29,14 @@ _FIXED: tuple[tuple[str, ColumnKind, dict[str, str]], ...] = (
     ("language", "text", {"ru": "Язык", "uk": "Мова", "en": "Language"}),
     ("created_at", "datetime", {"ru": "Начат", "uk": "Розпочато", "en": "Started"}),
     ("completed_at", "datetime", {"ru": "Завершён", "uk": "Завершено", "en": "Completed"}),
+)
+# The contact field split by kind (briefing.reader.contacts), a column each after the stages.
+_CONTACTS_GROUP = {"ru": "Контакты", "uk": "Контакти", "en": "Contacts"}
+_CONTACT_COLUMNS: tuple[tuple[str, dict[str, str]], ...] = (
+    ("phones", {"ru": "Телефоны", "uk": "Телефони", "en": "Phones"}),
+    ("emails", {"ru": "E-mail", "uk": "E-mail", "en": "E-mails"}),
+    ("messengers", {"ru": "Мессенджеры", "uk": "Месенджери", "en": "Messengers"}),
+    ("websites", {"ru": "Сайты", "uk": "Сайти", "en": "Websites"}),
 )
 _REQUESTS_LABEL = {
     "ru": "Дополнительные запросы",
@@ -55,7 +64,8 @@ class Column:
 
 def results_columns(*, language: str) -> list[Column]:
     """Every column, in order: the fixed ones, each stage's fields in the stage's order (the
-    stages of every briefing type, a stage key once), then the additional requests."""
+    stages of every briefing type, a stage key once), the contacts by kind, then the
+    additional requests."""
     language = label_language(language)
     columns = [Column(key, labels[language], kind) for key, kind, labels in _FIXED]
     seen: set[str] = set()
@@ -76,6 +86,11 @@ def results_columns(*, language: str) -> list[Column]:
                 )
                 for name in spec.fields
             ]
+    columns += [
+        Column(f"contacts.{kind}", labels[language], "contacts", field=kind,
+               group=_CONTACTS_GROUP[language])
+        for kind, labels in _CONTACT_COLUMNS
+    ]  # fmt: skip
     columns.append(Column("additional_requests", _REQUESTS_LABEL[language], "requests"))
     return columns
 
@@ -142,15 +157,25 @@ def results_page(
 
 def results_values(project: Project, columns: Sequence[Column], *, language: str) -> list[Any]:
     """The row's values, typed: int, str, an aware datetime, a field's stored value (int,
-    bool, list or str), the additional requests as a list of texts; None when unknown."""
+    bool, list or str), a kind of contact as a list, the additional requests as a list of
+    texts; None when unknown."""
     language = label_language(language)
     brief = project.brief if isinstance(project.brief, dict) else {}
     profile = project.profile if isinstance(project.profile, dict) else {}
+
+    def stage_fields(key: str) -> dict[str, Any]:
+        stage = brief.get(key) or profile.get(key) or {}
+        return stage if isinstance(stage, dict) else {}
+
+    contacts = None
     values: list[Any] = []
     for column in columns:
         if column.kind == "field":
-            stage = brief.get(column.stage_key) or profile.get(column.stage_key) or {}
-            values.append(stage.get(column.field) if isinstance(stage, dict) else None)
+            values.append(stage_fields(column.stage_key).get(column.field))
+        elif column.kind == "contacts":
+            if contacts is None:
+                contacts = contacts_typed(stage_fields("intro").get("contact"))
+            values.append(contacts[column.field])
         elif column.kind == "requests":
             requests = brief.get("additionalRequests") or []
             values.append([r.get("text", "") for r in requests if isinstance(r, dict)])

@@ -1,7 +1,9 @@
 """Every way a client gives to reach them, in the order written: phones (E.164), e-mail
-addresses and messenger handles ("@velolev_lviv"), kept together in the one contact field as
+addresses, messenger handles and links ("@velolev_lviv", "t.me/velolev") and a website named
+as theirs ("наш сайт velolev.ua"), kept together in the one contact field as
 "+380937154028, ostap@velolev.ua, @velolev_lviv" so that none is lost; a correction replaces
-only the contact of its own kind."""
+only the contact of its own kind. `contacts_typed` splits the field into its typed slots for
+the brief, the results table, the exports and the API."""
 
 from __future__ import annotations
 
@@ -14,7 +16,23 @@ from llmkit.extract import find_emails, find_phones
 PHONE_REGIONS = {"uk": ("UA", "RU"), "en": ("US", "GB", "RU", "UA")}
 # A handle on its own ("інста @velolev.lviv", "tg: @anna_k"), never the tail of an e-mail.
 _HANDLE = re.compile(r"(?<![\w@.])@[A-Za-z][A-Za-z0-9_.]{2,31}(?<!\.)(?![\w@])")
+# A messenger link ("t.me/anna_k", "https://wa.me/79161234567", "viber://chat?number=…").
+_MESSENGER_LINK = re.compile(
+    r"(?:https?://)?(?:t\.me|telegram\.me|wa\.me|api\.whatsapp\.com)/[\w?=+/.-]+"
+    r"|viber://[\w?=+&%.-]+",
+    re.IGNORECASE,
+)
+# A website the client calls theirs: a site word, then a domain or URL within a few words
+# ("наш сайт medovyi-dim.ua"); a bare link is more often a reference than a contact.
+_HOST = r"[a-zа-яёіїєґ0-9-]+(?:\.[a-zа-яёіїєґ0-9-]+)*\.[a-zа-яёіїєґ]{2,12}(?:/[\w/.-]*)?"
+_SITE_WORDS = r"(?:веб-?)?(?:сайт\w*|site|website|сторінк\w*|страниц\w*)"
+_WEBSITE = re.compile(
+    rf"\b{_SITE_WORDS}\b[^.!?\n@]{{0,24}}?(?<![\w@.])((?:https?://)?(?:www\.)?{_HOST})",
+    re.IGNORECASE,
+)
 SEPARATOR = ", "
+# The typed slots of the contact field, in the order the brief lists them.
+CONTACT_KINDS = ("phones", "emails", "messengers", "websites", "other")
 # How alike two contacts of one kind must be for the second to be the first with a typo fixed
 # ("ciara.byrne@byrnewalsh.ie" -> "ciara.byrne@byrne-walsh.ie").
 TYPO_RATIO = 0.85
@@ -43,21 +61,35 @@ def contacts_find(text: str, language: str) -> list[Contact]:
         if phones:
             break
     taken = emails + phones
-    handles = [
-        Contact(m.group(), m.start(), m.end())
-        for m in _HANDLE.finditer(text)
-        if free(m.start(), m.end(), taken)
-    ]
-    found = sorted(taken + handles, key=lambda c: c.start)
+    for pattern, group in ((_MESSENGER_LINK, 0), (_HANDLE, 0), (_WEBSITE, 1)):
+        for m in pattern.finditer(text):
+            start, end = m.span(group)
+            value = m.group(group).rstrip(".,;:)/")
+            if free(start, end, taken):
+                taken.append(Contact(value, start, start + len(value)))
+    found = sorted(taken, key=lambda c: c.start)
     return list({c.value: c for c in found}.values())
 
 
 def _kind(part: str) -> str:
-    if part.startswith("@"):
-        return "handle"
+    """The typed slot of one contact: phones, emails, messengers, websites or other (what a
+    producer typed that is none of these, "после 18:00")."""
+    if part.startswith("@") or _MESSENGER_LINK.fullmatch(part):
+        return "messengers"
     if "@" in part:
-        return "email"
-    return "phone" if re.fullmatch(r"\+?[\d\s()-]+", part) else "other"
+        return "emails"
+    if re.fullmatch(r"\+?[\d\s()-]+", part):
+        return "phones"
+    return "websites" if re.fullmatch(rf"(?:https?://)?(?:www\.)?{_HOST}", part, re.I) else "other"
+
+
+def contacts_typed(value: object) -> dict[str, list[str]]:
+    """The contact field in its typed slots (CONTACT_KINDS), each a list in the order
+    written: "+79161234567, anna@zerno.ru, @anna_k" → phones, emails, messengers."""
+    typed: dict[str, list[str]] = {kind: [] for kind in CONTACT_KINDS}
+    for part in contact_parts(value):
+        typed[_kind(part)].append(part)
+    return typed
 
 
 def contact_parts(value: object) -> list[str]:

@@ -37,6 +37,29 @@ PROFILE = {
 }
 
 
+def test_every_contact_is_in_its_typed_slot():
+    profile = {
+        **PROFILE,
+        "intro": {
+            **PROFILE["intro"],
+            "contact": "+79161234567, anna@zerno.ru, @anna_k, t.me/zerno_bot, zerno.ru, "
+            "+74951234567, после 18:00",
+        },
+    }
+    contacts = Brief.from_profile(profile, language="ru").model_dump(mode="json")["contacts"]
+    assert contacts == {
+        "phones": ["+79161234567", "+74951234567"],
+        "emails": ["anna@zerno.ru"],
+        "messengers": ["@anna_k", "t.me/zerno_bot"],
+        "websites": ["zerno.ru"],
+        "other": ["после 18:00"],
+    }
+    # A brief stored before the slots existed still validates (they are empty).
+    stored = Brief.from_profile(PROFILE, language="ru").model_dump(mode="json")
+    del stored["contacts"]
+    assert Brief.model_validate(stored).contacts.phones == []
+
+
 def test_from_profile_keeps_the_stage_fields_only():
     brief = Brief.from_profile(PROFILE, language="ru")
     assert brief.language == "ru"
@@ -50,6 +73,7 @@ def test_from_profile_keeps_the_stage_fields_only():
         "service",
         "budget",
         "extra",
+        "contacts",
         "language",
         "additionalRequests",
     }
@@ -88,6 +112,7 @@ def test_the_published_schema_validates_a_dumped_brief():
         "service",
         "budget",
         "extra",
+        "contacts",
         "language",
         "additionalRequests",
     }

@@ -281,6 +281,23 @@ def test_phones_e_mails_and_handles_are_read_together_in_the_order_written():
 
 
 @pytest.mark.parametrize(
+    ("text", "language", "found"),
+    [
+        ("Пишите в телеграм t.me/medovyi_dim или на сайт medovyi-dim.ua", "ru",
+         ["t.me/medovyi_dim", "medovyi-dim.ua"]),
+        ("WhatsApp: https://wa.me/447700900412, our website is www.kestrelgin.co.uk.", "en",
+         ["https://wa.me/447700900412", "www.kestrelgin.co.uk"]),
+        ("наш веб-сайт — квіти-львів.укр, телефон 067 314 22 85", "uk",
+         ["квіти-львів.укр", "+380673142285"]),
+        # A link given as a reference is not a way to reach the client.
+        ("Референс: https://youtube.com/watch?v=abc, сайт сделаем потом", "ru", []),
+    ],
+)  # fmt: skip
+def test_messenger_links_and_the_clients_own_website_are_contacts(text, language, found):
+    assert [c.value for c in contacts_find(text, language)] == found
+
+
+@pytest.mark.parametrize(
     ("text", "closing"),
     [
         ("Да, всё верно, согласен.", True),

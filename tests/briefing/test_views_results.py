@@ -38,6 +38,8 @@ def briefs(producer, outsider):
     field_correct(project=done, stage_key="budget", field="budget", value=1200000, user=producer)
     field_correct(project=done, stage_key="service", field="deliverables", value=["ролик", "тизер"])
     field_correct(project=done, stage_key="extra", field="notes", value="=HYPERLINK(1)")
+    field_correct(project=done, stage_key="intro", field="contact",
+                  value="+79161234567, anna@romashka.ru, @anna_r, +74951234567")  # fmt: skip
     brief = {key: dict(values) for key, values in done.profile.items()}
     brief["additionalRequests"] = [{"text": "а субтитры?", "receivedAt": "2026-12-01T10:00:00"}]
     done.stages.update(status="closed", closed_at=timezone.now())
@@ -181,6 +183,11 @@ def test_csv_export_is_streamed_with_text_that_cannot_run(client, producer, brie
     assert values["Notes"] == "'=HYPERLINK(1)"
     assert values["Additional requests"] == "а субтитры?"
     assert values["Status"] == "completed"
+    # Every contact in the column of its kind, none lost (a leading + would start a formula).
+    assert values["Phones"] == "'+79161234567; +74951234567"
+    assert values["E-mails"] == "anna@romashka.ru"
+    assert values["Messengers"] == "@anna_r"
+    assert values["Websites"] == ""
 
 
 def test_xlsx_export_reads_back_typed(client, producer, briefs):
