@@ -183,10 +183,10 @@ def test_csv_export_is_streamed_with_text_that_cannot_run(client, producer, brie
     assert values["Notes"] == "'=HYPERLINK(1)"
     assert values["Additional requests"] == "а субтитры?"
     assert values["Status"] == "completed"
-    # Every contact in the column of its kind, none lost (a leading + would start a formula).
+    # Every contact in the column of its kind, none lost (a leading + or @ would start a formula).
     assert values["Phones"] == "'+79161234567; +74951234567"
     assert values["E-mails"] == "anna@romashka.ru"
-    assert values["Messengers"] == "@anna_r"
+    assert values["Messengers"] == "'@anna_r"
     assert values["Websites"] == ""
 
 
