@@ -12,7 +12,8 @@ from django.conf import settings
 
 from briefing.context import stage_prompt
 from briefing.dialogue import rules_reply
-from briefing.stages.base import StageSpec
+from briefing.field_states import exhausted, left_fields
+from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.registry import spec_for
 from briefing.tool_use import FINAL_ANSWER_RULES, sources_validator
 from dlq.models import StructuredCall
@@ -81,6 +82,54 @@ def _lock_validator(call: StageCall):
                         input=proposed,
                     )
                 )
+        return errors
+
+    return check
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.casefold())
+
+
+def _dialogue_validator(call: StageCall):
+    """The dialogue's state binds every agent: a question about a field already known (in
+    this answer too), asked twice or left for the producer fails, and so does the agent's
+    previous message repeated word for word; the retry names the fields still missing."""
+
+    def check(value: Any, context: Mapping[str, Any]) -> Iterable[FieldError]:
+        spec, dialogue = call.spec, call.dialogue
+        known = dict(call.known)
+        for name in spec.fields:
+            if not is_empty(getattr(value, name, None)):
+                known[name] = getattr(value, name)
+        left = left_fields(dialogue)
+        if getattr(value, spec.status_field, False) and not spec.missing(known, left=left):
+            return []  # the gate closes on this answer: its message is not sent
+        still = [n for n in spec.missing(known, left=left) if not exhausted(dialogue, n)]
+        errors = []
+        asked = getattr(value, "askedField", None)
+        if asked in spec.fields and (not is_empty(known.get(asked)) or exhausted(dialogue, asked)):
+            why = "is already known" if not is_empty(known.get(asked)) else "was asked twice"
+            errors.append(
+                FieldError(
+                    path="askedField", kind="asks_known",
+                    message=f"{asked} {why}: never ask for it again; ask only about "
+                    f"{', '.join(still) or 'nothing (set the status flag)'}",
+                    input=asked,
+                )
+            )  # fmt: skip
+        message = getattr(value, "message", None)
+        previous = next((text for role, text in reversed(call.turns) if role != "client"), "")
+        if isinstance(message, str) and _words(message) and _words(message) == _words(previous):
+            errors.append(
+                FieldError(
+                    path="message", kind="repeated_question",
+                    message="this is your previous message word for word and the client has "
+                    "answered it: take the answer and ask, in new words, about "
+                    f"{', '.join(still) or 'nothing (set the status flag)'}",
+                    input=message[:200],
+                )
+            )  # fmt: skip
         return errors
 
     return check
@@ -202,7 +251,12 @@ def stage_agent_run(
         source_kind="briefing_turn",
         source_id=source_id,
         raw_input=raw_input,
-        validators=[_lock_validator(call), _numbers_said_validator(call), sources],
+        validators=[
+            _lock_validator(call),
+            _numbers_said_validator(call),
+            _dialogue_validator(call),
+            sources,
+        ],
         language=call.language,
         max_tokens=max_tokens or settings.BRIEFING_MAX_TOKENS,
         prompt_estimate=prompt.token_estimate(),

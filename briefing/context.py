@@ -108,6 +108,12 @@ def stage_prompt(
         state_lines.append(
             f"Left for the producer (never ask for these again): {', '.join(settled)}"
         )
+    still = [
+        name for name in spec.missing(known, left=left_fields(dialogue or {}))
+        if not exhausted(dialogue or {}, name)
+    ]  # fmt: skip
+    # What the next question may ask (askedField names it); anything else is known or left.
+    state_lines.append(f"Still missing (ask only about these): {', '.join(still) or 'nothing'}")
     elsewhere = _known_elsewhere(profile or {}, spec.key)
     if elsewhere:
         # The same "already known" the rules agent works from: never ask for these again.

@@ -3,7 +3,8 @@ for required fields still missing and not asked twice (two related ones together
 time in other words), takes the entity out of a direct answer (after a second ask, a short
 reply as it stands, to check), leaves a declined field for the producer, never stores a
 confirmation, a greeting or a question, answers a counter-question by promising the producer
-and moves on, and reads the brief back before it completes."""
+and moves on. `readback` writes the summary the orchestrator gives before completion, whichever
+agent holds the conversation."""
 
 from __future__ import annotations
 
@@ -11,7 +12,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from briefing.field_states import LEFT, TO_CHECK, asks, exhausted, left_fields, state_of
+from briefing.field_states import (
+    LEFT,
+    TO_CHECK,
+    asks,
+    exhausted,
+    field_names,
+    left_fields,
+    state_of,
+)
 from briefing.reader.chatter import NAME_WORDS_MAX, declines, is_chatter, not_a_value
 from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.readers import read_budget, read_currency, read_deadline
@@ -117,7 +126,7 @@ def readback(
     left, to_check = [], []
     for stage_key, dialogue in (dialogues or {}).items():
         fields = profile.get(stage_key, {})
-        for name in dialogue:
+        for name in field_names(dialogue):
             label = names.get(name, name)
             if state_of(dialogue, name) == LEFT and is_empty(fields.get(name)):
                 left.append(label)
@@ -247,18 +256,14 @@ def rules_reply(call: Any) -> dict[str, Any]:
     settled = {"toCheckFields": to_check, "declinedFields": declined}
     prefix = f"{_localised(COUNTER_QUESTION, language)} " if countered else ""
     if not spec.required:
-        # The last stage: it opens with the read-back; one answer (a confirmation, a
-        # correction the reader applied, references) settles it.
-        # A correction at the read-back is applied (the reader did) and read back once more.
-        corrected = bool(reading is not None and reading.corrects)
-        read_again = corrected and not exhausted(dialogue, spec.fields[0])
-        if call.opening or countered or not call.asked_field or read_again:
-            ask = spec.fields[0]
+        # The last stage: the orchestrator reads the brief back when it opens and once more
+        # after a correction (whatever the agent); one answer (a confirmation, references)
+        # settles it. A question back gets the hand-off line and the read-back again.
+        if countered:
             message = readback(
                 getattr(call, "profile", None) or {}, language, getattr(call, "dialogues", None)
             )
-            return {**answer, "message": prefix + message, "askedField": ask,
-                    "askedFields": [ask], spec.status_field: False}  # fmt: skip
+            return {**answer, "message": prefix + message, spec.status_field: False}
         return {**answer, "message": "", spec.status_field: True}
     # Fields asked MAX_ASKS times are left for the producer by the orchestrator's gate.
     left = left_fields(dialogue) | set(declined)

@@ -6,7 +6,9 @@ field → {"asked": n, "state": "to_check" | "left", "evidence": text}) and show
 producer's briefing page.
 
 A field is asked at most MAX_ASKS times: the gate does not wait for a field left for the
-producer, so no question can come back a third time, whatever the agent."""
+producer, so no question can come back a third time, whatever the agent. The last stage also
+counts its read-backs (under READBACK, never a field name): one, and one more after a
+correction."""
 
 from __future__ import annotations
 
@@ -22,6 +24,25 @@ LEFT = "left"
 UNKNOWN, READ, ASKED, CONFIRMED = "unknown", "read", "asked", "confirmed"
 
 
+# The read-backs the stage gave, {"given": n}; a key no field can have (fields are camelCase).
+READBACK = "read-back"
+MAX_READBACKS = 2
+
+
+def readbacks(dialogue: Mapping[str, Any]) -> int:
+    entry = dialogue.get(READBACK)
+    return int(entry.get("given", 0)) if isinstance(entry, Mapping) else 0
+
+
+def with_readback(dialogue: Mapping[str, Any]) -> dict[str, Any]:
+    return {**dialogue, READBACK: {"given": readbacks(dialogue) + 1}}
+
+
+def field_names(dialogue: Mapping[str, Any]) -> list[str]:
+    """The fields the dialogue holds a state for (not its read-back count)."""
+    return [name for name in dialogue if name != READBACK]
+
+
 def asks(dialogue: Mapping[str, Any], name: str) -> int:
     entry = dialogue.get(name)
     return int(entry.get("asked", 0)) if isinstance(entry, Mapping) else 0
@@ -33,7 +54,7 @@ def state_of(dialogue: Mapping[str, Any], name: str) -> str | None:
 
 
 def left_fields(dialogue: Mapping[str, Any]) -> frozenset[str]:
-    return frozenset(name for name in dialogue if state_of(dialogue, name) == LEFT)
+    return frozenset(name for name in field_names(dialogue) if state_of(dialogue, name) == LEFT)
 
 
 def exhausted(dialogue: Mapping[str, Any], name: str) -> bool:

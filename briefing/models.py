@@ -310,6 +310,9 @@ class BriefingEvent(models.Model):
         FIELD_LEFT_FOR_PRODUCER = "field_left_for_producer"
         # The reply to a question asked twice, taken as its answer: the producer checks it.
         FIELD_TO_CHECK = "field_to_check"
+        # The brief read back to the client by code before completion (`given`: 1, or 2
+        # after a correction), whichever agent holds the conversation.
+        READ_BACK = "read_back"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="events")
     turn = models.ForeignKey(Turn, on_delete=models.SET_NULL, null=True, blank=True)

@@ -17,14 +17,18 @@ from django.utils import timezone
 
 from briefing.agents import StageCall, stage_agent_run
 from briefing.completion import brief_finish
+from briefing.dialogue import readback
 from briefing.field_states import (
     LEFT,
+    MAX_READBACKS,
     TO_CHECK,
     asks,
     exhausted,
     left_fields,
+    readbacks,
     state_of,
     with_asked,
+    with_readback,
     with_state,
 )
 from briefing.models import BriefingEvent, Project, StageRun, Turn
@@ -457,12 +461,20 @@ def _accept(
         Kind.AGENT_REPLIED, stage.key, call=record.pk if record else None, provider=provider,
         layer=layer, retry=retry,
     )  # fmt: skip
-    if flag and not missing:
+    read_back = _readback_due(work, stage)
+    if flag and not missing and not read_back:
         _close(work, stage, by=StageRun.ClosedBy.AGENT)
         return True
     work.event(Kind.GATE_HELD, stage.key, missing=missing, flag=flag)
     message = answer.message.strip() or _fallback_question(spec, missing, work.project.language)
     asked = data.get("askedField") or (missing[0] if missing else None)
+    if read_back:
+        # Written by code from the stored fields and their states, whatever the agent wrote.
+        message = readback({s.key: s.fields for s in work.stages}, work.project.language,
+                           {s.key: s.dialogue for s in work.stages})  # fmt: skip
+        stage.dialogue = with_readback(stage.dialogue)
+        asked = spec.fields[0]
+        work.event(Kind.READ_BACK, stage.key, given=readbacks(stage.dialogue))
     meta = {"asked_field": asked}
     asked_together = [asked] if asked else []
     if isinstance(data.get("askedFields"), list):  # two related fields asked together
@@ -471,6 +483,24 @@ def _accept(
     stage.dialogue = with_asked(stage.dialogue, [f for f in asked_together if f in spec.fields])
     work.replies.append(Reply(message, stage.key, record, meta))
     return False
+
+
+def _is_readback_stage(work: TurnWork, stage: StageRun) -> bool:
+    """The last stage, with no required field: it opens with the read-back."""
+    return stage is work.stages[-1] and not work.spec(stage).required
+
+
+def _readback_due(work: TurnWork, stage: StageRun) -> bool:
+    """Whether this answer of the read-back stage is replaced by the read-back: the stage has
+    not read the brief back yet, or the client's reply to it corrected something (read back
+    once more, MAX_READBACKS in all). Every agent, model or rules, passes through it."""
+    if not _is_readback_stage(work, stage):
+        return False
+    given = readbacks(stage.dialogue)
+    if given == 0:
+        return True
+    corrected = work.reading is not None and work.reading.corrects
+    return corrected and given < MAX_READBACKS and work.turn.stage_key == stage.key
 
 
 def _dialogue_settle(work: TurnWork, stage: StageRun, data: dict[str, Any]) -> None:
@@ -607,7 +637,8 @@ def _additional_request(work: TurnWork) -> None:
 
 
 def _complete(work: TurnWork, *, call: Any = None) -> None:
-    _locks_confirm(work)
+    if work.turn.stage_key == work.stages[-1].key and readbacks(work.stages[-1].dialogue):
+        _locks_confirm(work)  # the client answered the read-back
     brief_finish(work.project, work.stages)
     work.event(Kind.BRIEF_COMPLETED)
     work.also_write.append(lambda: brief_completed_emit(work.project))
@@ -615,8 +646,15 @@ def _complete(work: TurnWork, *, call: Any = None) -> None:
 
 
 def _locks_confirm(work: TurnWork) -> None:
-    """Identity is locked once the client confirmed the read-back (or corrected it: the
-    correction settles it), never on first sight."""
+    """Identity is locked once the client answered the read-back: confirmed it, corrected it
+    (the correction settles it) or went on without changing it; never on first sight."""
+    reading = work.reading
+    if reading is not None and reading.corrects:
+        reason = "corrected"
+    elif reading is not None and reading.confirms:
+        reason = "confirmed"
+    else:
+        reason = "read_back_answered"
     locked = work.lock_values()
     for stage in work.stages:
         for name, lock_key in work.spec(stage).locks.items():
@@ -625,5 +663,5 @@ def _locks_confirm(work: TurnWork) -> None:
                 work.new_locks[lock_key] = value.strip()
                 work.event(
                     Kind.LOCK_SET, stage.key, key=lock_key, new=value.strip(), source="client",
-                    reason="confirmed",
+                    reason=reason,
                 )  # fmt: skip

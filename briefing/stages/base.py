@@ -15,10 +15,16 @@ LANGUAGES = ("ru", "uk", "en")
 
 
 class StageAnswer(StructuredModel):
-    """Every stage agent answers with this much: a message to the client, the stage's own
-    fields (declared by the subclass) and a status flag named `<stage>Status`."""
+    """Every stage agent answers with this much: a message to the client, the field it asks
+    about, the stage's own fields (declared by the subclass) and a status flag named
+    `<stage>Status`."""
 
     message: str = Field(max_length=2000)
+    askedField: str | None = Field(
+        default=None,
+        description="The key of the one field your message asks the client about (a field "
+        "still missing), or null when it asks about none",
+    )
 
 
 # Reads a value the rules agent finds in a client's direct answer to its question:

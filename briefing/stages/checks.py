@@ -14,7 +14,7 @@ def check_stage(spec: StageSpec) -> None:
         problems.append("answer_model is not a StageAnswer")
     if spec.status_field not in model_fields:
         problems.append(f"status field {spec.status_field!r} not in the model")
-    own = model_fields - {"message", spec.status_field}
+    own = model_fields - set(StageAnswer.model_fields) - {spec.status_field}
     if set(spec.fields) != own:
         problems.append(f"fields {sorted(spec.fields)} differ from the model's {sorted(own)}")
     if not set(spec.required) <= set(spec.fields):

@@ -130,6 +130,7 @@ def test_the_extra_stage_has_no_required_field():
 def test_service_answer_json_is_exactly_the_design_shape():
     expected = {
         "message": "hi",
+        "askedField": None,
         "contentType": None,
         "goal": None,
         "format": None,

@@ -1,0 +1,96 @@
+"""The read-back and the dialogue's state bind a model agent as they bind the rules agent: the
+brief is read back by code before completion even when the model would close at once, a
+correction is read back once more, identity is locked only when the client answered the
+read-back, and a model answer that asks for a known field or repeats itself gets the retry."""
+
+from __future__ import annotations
+
+import pytest
+
+from briefing.models import BriefingEvent, LockedEntity
+from dlq.models import DeadLetter
+
+pytestmark = pytest.mark.django_db
+
+FRONT_LOADED = (
+    "Анна Петрова, +7 916 123-45-67, нужен рекламный ролик для кофейни «Зерно»: утренний "
+    "ритуал, цель — новые гости, аудитория — горожане 25-40. Вертикальное видео 30 секунд, "
+    "основной ролик и три коротких версии. Бюджет 500 000 рублей, срок 15 марта 2027."
+)
+VISION = {
+    "message": "Понятно.", "productName": "Зерно", "coreIdea": "утренний ритуал",
+    "goal": "новые гости", "audience": "горожане 25-40", "visionStatus": True,
+}  # fmt: skip
+SERVICE = {
+    "message": "Записала.", "contentType": "ролик", "format": "вертикальное видео 30 секунд",
+    "deliverables": ["основной ролик", "три коротких версии"], "serviceStatus": True,
+}  # fmt: skip
+# A model that would close the last stage the moment it opens, with no read-back.
+EXTRA_CLOSES_AT_ONCE = {"message": "Спасибо, бриф готов!", "extraStatus": True}
+
+
+def _events(project, kind):
+    return list(project.events.filter(kind=kind).values_list("data", flat=True))
+
+
+def test_a_model_agent_reads_the_brief_back_by_code_before_completion(project, say, scripted_model):
+    # The reader closes the intro and budget stages from the message; the model runs the rest.
+    scripted_model.answers(VISION, SERVICE, EXTRA_CLOSES_AT_ONCE)
+    turn = say(project, FRONT_LOADED)
+    assert project.status == "active"
+    reply = turn.replies.get().text
+    assert reply.startswith("Записала: Анна Петрова («Зерно»), +79161234567, продукт — Зерно")
+    assert "бюджет 500" in reply
+    assert "2027-03-15" in reply
+    assert "бриф готов" not in reply  # the model's closing line is replaced
+    assert not LockedEntity.objects.filter(project=project).exists()  # nothing confirmed yet
+
+    scripted_model.answers({"message": "", "extraStatus": True})
+    say(project, "Да, всё верно.")
+    assert project.status == "completed"
+    locks = {e["key"]: e["reason"] for e in _events(project, BriefingEvent.Kind.LOCK_SET)}
+    assert locks == {"client_name": "confirmed", "product_name": "confirmed"}
+    assert [e["given"] for e in _events(project, BriefingEvent.Kind.READ_BACK)] == [1]
+
+
+def test_a_correction_at_the_read_back_is_read_back_once_more(project, say, scripted_model):
+    scripted_model.answers(VISION, SERVICE, EXTRA_CLOSES_AT_ONCE)
+    say(project, FRONT_LOADED)
+    scripted_model.answers(EXTRA_CLOSES_AT_ONCE)
+    turn = say(project, "Ой, срок не 15 марта, а 22 марта 2027.")
+    assert project.status == "active"
+    assert "2027-03-22" in turn.replies.get().text
+    scripted_model.answers(EXTRA_CLOSES_AT_ONCE)
+    say(project, "Ой, и ещё: срок не 22 марта, а 29 марта 2027.")
+    # Two read-backs at most: the second correction is applied and the briefing completes.
+    assert project.status == "completed"
+    assert project.brief["budget"]["deadline"] == "2027-03-29"
+    assert [e["given"] for e in _events(project, BriefingEvent.Kind.READ_BACK)] == [1, 2]
+    reasons = {e["reason"] for e in _events(project, BriefingEvent.Kind.LOCK_SET)}
+    assert reasons == {"corrected"}
+
+
+def test_a_model_question_about_a_known_field_gets_the_retry_with_the_missing_ones(
+    project, say, scripted_model
+):
+    asks_known = {"message": "Как вас зовут?", "askedField": "clientName", "introStatus": False}
+    asks_missing = {"message": "Какой проект?", "askedField": "projectType", "introStatus": False}
+    scripted_model.answers(asks_known, asks_missing)
+    turn = say(project, "Анна Петрова, +7 916 123-45-67")
+    assert turn.replies.get().text == "Какой проект?"
+    retry_prompt = "\n".join(m["content"] for m in scripted_model.requests[-1]["messages"])
+    assert "clientName is already known" in retry_prompt
+    assert "ask only about projectType" in retry_prompt
+    assert not DeadLetter.objects.exists()
+
+
+def test_a_model_repeating_its_question_word_for_word_gets_the_retry(project, say, scripted_model):
+    question = {"message": "Какой проект вы задумали?", "introStatus": False}
+    scripted_model.answers(question)
+    say(project, "Здравствуйте!")
+    reworded = {"message": "Это будет ролик, подкаст или что-то другое?", "introStatus": False}
+    scripted_model.answers(question, reworded)
+    turn = say(project, "Ну, пока думаем.")
+    assert turn.replies.get().text == reworded["message"]
+    retry_prompt = "\n".join(m["content"] for m in scripted_model.requests[-1]["messages"])
+    assert "your previous message word for word" in retry_prompt
