@@ -2,8 +2,10 @@
 unknown, read (it has a value), asked ×N, to check (a reply to a question asked twice, taken
 as its answer), left for the producer (asked twice without an answer, or declined), and
 confirmed (the client's yes to the read-back). Kept on the stage row (`StageRun.dialogue`:
-field → {"asked": n, "state": "to_check" | "left", "evidence": text}) and shown on the
-producer's briefing page.
+field → {"asked": n, "state": "to_check" | "left", "evidence": text, "read": {"value": …,
+"confidence": c}}) and shown on the producer's briefing page. What the reader read, and how
+sure it was, lets a surer statement later replace a guess ("launching in April" → "delivered
+by March 20th").
 
 A field is asked at most MAX_ASKS times: the gate does not wait for a field left for the
 producer, so no question can come back a third time, whatever the agent. The last stage also
@@ -71,6 +73,22 @@ def with_asked(dialogue: Mapping[str, Any], names: Iterable[str]) -> dict[str, A
         entry["asked"] = asks(dialogue, name) + 1
         updated[name] = entry
     return updated
+
+
+def read_confidence(dialogue: Mapping[str, Any], name: str, value: Any) -> float | None:
+    """How sure the reader was of `value` when it filled the field; None when the value is
+    not the one it read (an agent's, a producer's, a correction's)."""
+    entry = dialogue.get(name)
+    read = entry.get("read") if isinstance(entry, Mapping) else None
+    if isinstance(read, Mapping) and read.get("value") == value:
+        return float(read.get("confidence", 1.0))
+    return None
+
+
+def with_read(dialogue: Mapping[str, Any], name: str, value: Any, confidence: float) -> dict:
+    """The dialogue after the reader filled `name` with `value`, this sure of it."""
+    entry = {**(dialogue.get(name) or {}), "read": {"value": value, "confidence": confidence}}
+    return {**dialogue, name: entry}
 
 
 def with_state(

@@ -11,6 +11,7 @@ from typing import Any
 from django.utils import timezone
 from pydantic import ValidationError
 
+from briefing.field_states import read_confidence, with_read
 from briefing.models import BriefingEvent, StageRun, Turn
 from briefing.reader import ANSWER, CORRECTION, MENTION, Finding, Reading
 from briefing.reader import message_read as _message_read
@@ -22,6 +23,9 @@ Kind = BriefingEvent.Kind
 # ("Бюджет 3 млн" after "бюджет 2 млн"), when read with at least this confidence.
 RESTATED_CONFIDENCE = 0.85
 RESTATED_FIELDS = frozenset({"clientName", "contact", "budget", "currency", "deadline"})
+# Fields whose reading a surer one replaces ("launching in April", then "delivered by March
+# 20th"; a guessed name, then "меня зовут …"): only while the value is the reader's own.
+UPGRADED_FIELDS = frozenset({"clientName", "company", "productName", "deadline"})
 # Below this the reading is a whole-answer guess ("видение один" for the product): the stage
 # agent decides (the rules agent through briefing.dialogue, a model on its own).
 APPLY_CONFIDENCE = 0.7
@@ -158,12 +162,13 @@ def reading_apply(
             stage.fields = {**stage.fields, field_name: value}
             event(Kind.PREFILL_FILLED, stage.key, field=field_name, value=value,
                   **finding.as_event())  # fmt: skip
-        elif _replaces(finding):
+        elif _replaces(finding) or _upgrades(finding, stage, field_name, current):
             stage.fields = {**stage.fields, field_name: value}
             event(Kind.FIELD_CORRECTED_BY_CLIENT, stage.key, field=field_name, old=current,
                   new=value, **finding.as_event())  # fmt: skip
         else:
             continue
+        stage.dialogue = with_read(stage.dialogue, field_name, value, finding.confidence)
         filled.add(stage.key)
     for key in filled:
         stage = by_key[key]
@@ -174,6 +179,14 @@ def reading_apply(
         elif spec.required and not spec.missing(stage.fields):
             close(stage)
     return proposals
+
+
+def _upgrades(finding: Finding, stage: StageRun, field_name: str, current: Any) -> bool:
+    """A surer reading of a field whose value is a less sure reading of the reader's own."""
+    if finding.field not in UPGRADED_FIELDS:
+        return False
+    was = read_confidence(stage.dialogue, field_name, current)
+    return was is not None and finding.confidence > was
 
 
 def _refines(known: Any, value: Any) -> bool:

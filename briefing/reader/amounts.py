@@ -67,6 +67,16 @@ _SLANG = re.compile(
     r"штук(?:и|а)?(?=\s+(?:бакс|доллар|долар|евро|євро|гривен|гривень|рубл|usd|eur)))\b",
     re.IGNORECASE,
 )
+# "лям двести", "миллион триста", "пів мільйона" aside: a million and the hundreds of
+# thousands said after it, as people say 1 200 000 ("лям двести" is not 1 000 200).
+_MILLION_AND = re.compile(
+    r"(?P<millions>\d{1,2}|один|одна|два|две|дві|три|чотири|четыре)?\s*"
+    r"(?P<unit>лям(?:а|ов)?|лимон(?:а|ов)?|миллион(?:а|ов)?|мільйон(?:а|ів|и)?|млн)\s+"
+    r"(?P<rest>[1-9]\d{2}|сто|двести|двісті|триста|четыреста|чотириста|пятьсот|п['’]ятсот|"
+    r"шестьсот|шістсот|семьсот|сімсот|восемьсот|вісімсот|девятьсот|дев['’]ятсот)\b"
+    r"(?!\s*(?:тыс|тис|тыщ|k\b|к\b|000))",
+    re.IGNORECASE,
+)
 _INVERTED = re.compile(r"\b(?P<unit>тысяч|тисяч|тыщ)\s+(?P<number>\d{2,3})\b", re.IGNORECASE)
 
 
@@ -121,6 +131,11 @@ def _slang_amounts(text: str) -> list[tuple[int, int, int, bool]]:
             found.append((value, start, match.end(), False))
     for match in _INVERTED.finditer(text):
         found.append((int(match.group("number")) * 1000, match.start(), match.end(), True))
+    for match in _MILLION_AND.finditer(text):
+        millions, rest = _number(match.group("millions")), _number(match.group("rest"))
+        if millions is not None and rest is not None:
+            value = round(millions * 1_000_000 + rest * 1_000)
+            found.append((value, match.start(), match.end(), True))
     return found
 
 

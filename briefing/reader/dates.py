@@ -8,7 +8,10 @@ import datetime
 import re
 from dataclasses import dataclass
 
+from dateutil.easter import EASTER_ORTHODOX, EASTER_WESTERN, easter
+
 from llmkit.extract import find_deadlines
+from llmkit.extract.numbers import parse_number
 
 _MONTHS = {
     "январ": 1, "феврал": 2, "март": 3, "апрел": 4, "ма": 5, "июн": 6, "июл": 7, "август": 8,
@@ -24,6 +27,35 @@ _START = re.compile(rf"(?:начал[аеоу]|початку|початок|ear
                     rf"{_MONTH_WORD}", re.IGNORECASE)  # fmt: skip
 _NEW_YEAR = re.compile(r"нов(?:ому|ого|ый|ий|оро)\s+год|нов(?:ого|ий)\s+рок|new\s+year",
                        re.IGNORECASE)  # fmt: skip
+# "недель через восемь", "тижнів через шість": the number after "через".
+_UNIT_DAYS = {"недел": 7, "тижн": 7, "тижд": 7, "месяц": 30, "місяц": 30, "дн": 1, "ден": 1}
+_INVERTED_RELATIVE = re.compile(
+    r"(?P<unit>недел\w*|тижн\w*|тиждень|месяц\w*|місяц\w*|дн(?:ей|я|ів)|дені?в?)\s+через\s+"
+    r"(?P<number>\d{1,3}|[а-яёіїєґ'’]+)",
+    re.IGNORECASE,
+)
+# Holidays clients set deadlines by, on the day they fall (the next one from today): fixed
+# dates, and Easter by the calendar the language's churches keep.
+_HOLIDAYS: tuple[tuple[re.Pattern[str], tuple[int, int] | str], ...] = (
+    (
+        re.compile(r"8\s+марта|8\s+березня|международн\w+\s+женск\w+\s+д|women['’]s\s+day", re.I),
+        (3, 8),
+    ),
+    (
+        re.compile(
+            r"(?:дн\w+|день)\s+(?:всех\s+|всіх\s+)?(?:святого\s+|святих\s+|св\.\s*)?"
+            r"валентин\w*|валентин\w*\s+д|valentine['’]?s?(?:\s+day)?",
+            re.I,
+        ),
+        (2, 14),
+    ),
+    (re.compile(r"23\s+феврал\w*|дн\w+\s+защитник\w*", re.I), (2, 23)),
+    (re.compile(r"хэллоуин\w*|хелловін\w*|гелловін\w*|halloween", re.I), (10, 31)),
+    (re.compile(r"christmas|xmas|різдв\w*|католическ\w+\s+рождеств\w*", re.I), (12, 25)),
+    (re.compile(r"рождеств\w*", re.I), (1, 7)),
+    (re.compile(r"пасх\w*|великдн\w*|великодн\w*|великдень", re.I), "orthodox_easter"),
+    (re.compile(r"\beaster\b", re.I), "easter"),
+)
 # Worth handing to dateparser (slow): a month name or a relative word llmkit did not resolve.
 _DATEISH = re.compile(
     r"январ|феврал|март|апрел|мая|июн|июл|август|сентябр|октябр|ноябр|декабр|січ|лют|берез|"
@@ -58,6 +90,15 @@ def _next(day: datetime.date, today: datetime.date) -> datetime.date:
     return day if day >= today else day.replace(year=day.year + 1)
 
 
+def _holiday(when: tuple[int, int] | str, today: datetime.date) -> datetime.date:
+    """The holiday's next day on or after `today`."""
+    if isinstance(when, tuple):
+        return _next(datetime.date(today.year, *when), today)
+    method = EASTER_ORTHODOX if when == "orthodox_easter" else EASTER_WESTERN
+    day = easter(today.year, method)
+    return day if day >= today else easter(today.year + 1, method)
+
+
 def deadlines_find(text: str, *, today: datetime.date, language: str) -> list[DateFinding]:
     found = [
         DateFinding(d.value, d.start, d.end, d.text) for d in find_deadlines(text, today=today)
@@ -72,11 +113,26 @@ def deadlines_find(text: str, *, today: datetime.date, language: str) -> list[Da
     for match in _NEW_YEAR.finditer(text):
         value = datetime.date(today.year, 12, 31)
         extra.append(DateFinding(value, match.start(), match.end(), match.group(0)))
+    for match in _INVERTED_RELATIVE.finditer(text):
+        number = parse_number(match.group("number"))
+        unit = next((days for stem, days in _UNIT_DAYS.items()
+                     if match.group("unit").lower().startswith(stem)), None)  # fmt: skip
+        if number and unit and 0 < number <= 366:
+            value = today + datetime.timedelta(days=round(number * unit))
+            extra.append(DateFinding(value, match.start(), match.end(), match.group(0)))
     for item in extra:
         # the longer, more precise reading wins where two overlap
         overlapping = [f for f in found if f.start < item.end and item.start < f.end]
         if all(f.end - f.start < item.end - item.start for f in overlapping):
             found = [f for f in found if f not in overlapping] + [item]
+    if not found:
+        # A holiday is the date only when no date is written ("before Valentine's, say by
+        # 10 February" is the 10th).
+        found = [
+            DateFinding(_holiday(when, today), match.start(), match.end(), match.group(0))
+            for pattern, when in _HOLIDAYS
+            for match in pattern.finditer(text)
+        ]
     if not found and _DATEISH.search(text):
         found = _dateparser_find(text, today=today, language=language)
     return sorted(found, key=lambda f: f.start)

@@ -83,6 +83,103 @@ def _capitalised(word: str, like: str) -> str:
     return "-".join(p[:1].upper() + p[1:] for p in parts) if like[:1].isupper() else word
 
 
+# --- clients who write without capitals ------------------------------------------------------
+# "меня зовут дмитрий орлов", "піцерія називається тісто і вогонь": a message with no capital
+# letter at all names people and things in lowercase; the readers below take the words a name
+# can be made of, and write them capitalised.
+
+
+def lowercase_message(text: str) -> bool:
+    return bool(re.search(r"[a-zа-яёіїєґ]", text)) and not re.search(f"[{_UP}]", text)
+
+
+_LOWER_WORD = re.compile(r"[a-zа-яёіїєґ'’-]+|\d+")
+# Words that end a name written in lowercase: a new clause, a place, a purpose.
+_LOWER_STOP = frozenset({
+    "в", "во", "на", "для", "с", "со", "у", "з", "із", "зі", "из", "от", "від", "по", "к", "до",
+    "за", "что", "чтобы", "щоб", "що", "который", "которая", "яка", "який", "но", "але", "а",
+    "in", "on", "for", "with", "at", "to", "from", "by", "that", "which", "but", "and", "is",
+    "are", "we", "it", "i", "our", "мы", "ми", "я", "он", "она", "оно", "они", "він", "вона",
+    "воно", "вони", "наш", "наша", "наше", "наши", "наші", "это", "це", "тел", "телефон",
+})  # fmt: skip
+MAX_LOWER_NAME_WORDS = 3
+
+
+def _title(words: list[str]) -> str:
+    return " ".join(w if w in ("і", "и", "й", "та", "&") else w[:1].upper() + w[1:] for w in words)
+
+
+def lowercase_name_at(text: str, position: int, language: str) -> tuple[str, int, int] | None:
+    """The name written in lowercase from `position`: up to three words before punctuation,
+    a stop word, a verb, a pronoun or a word in an oblique case ("салон красоты" names no
+    salon), capitalised; None when the first word cannot start a name."""
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+    taken: list[re.Match[str]] = []
+    for match in _LOWER_WORD.finditer(text, position):
+        gap = text[taken[-1].end() if taken else position : match.start()]
+        word = match.group()
+        if gap.strip() or len(taken) == MAX_LOWER_NAME_WORDS:
+            break  # punctuation ends the name
+        conjunction = word in ("и", "і")
+        if (word in _LOWER_STOP and not conjunction) or (conjunction and not taken):
+            break
+        if _cyrillic(word) and not conjunction:
+            parses = morph.parse(word)
+            tags = {g for p in parses[:2] for g in p.tag.grammemes}
+            if tags & {"VERB", "INFN", "NPRO", "PRED", "ADVB"}:
+                break
+            if parses[0].tag.case in ("gent", "datv", "ablt", "loct") and "Fixd" not in tags:
+                break
+        taken.append(match)
+    while taken and taken[-1].group() in ("и", "і"):
+        taken.pop()
+    if not taken:
+        return None
+    return _title([m.group() for m in taken]), taken[0].start(), taken[-1].end()
+
+
+# A lowercase intro: an explicit cue ("меня зовут", "my name is"), then a first name the
+# dictionary knows (pymorphy3's Name) and perhaps a surname.
+_INTRO_LOWER = re.compile(
+    r"(?<![\w])(?:меня\s+зовут|мо[её]\s+имя|мене\s+звати|моє\s+ім['’]я|my\s+name\s+is|"
+    r"i\s+am|i['’]m|це|это)\s+(?P<first>[a-zа-яёіїєґ'’-]+)(?:\s+(?P<last>[a-zа-яёіїєґ'’-]+))?"
+)
+
+
+def _lowercase_intro(text: str, language: str) -> tuple[str, int, int] | None:
+    match = _INTRO_LOWER.search(text)
+    if match is None:
+        return None
+    first, last = match.group("first"), match.group("last")
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+
+    def tagged(word: str | None, grammemes: set[str]) -> bool:
+        return (
+            bool(word)
+            and _cyrillic(word)
+            and any(grammemes & set(p.tag.grammemes) for p in morph.parse(word))
+        )
+
+    # The Ukrainian dictionary lacks some first names ("богдан"): a known surname after it
+    # vouches for both.
+    surname = bool(last) and tagged(last, {"Surn"})
+    if not _cyrillic(first):
+        # "my name is jake": only the explicit cue vouches for a Latin word
+        if not match.group().lower().startswith("my") or first in _LOWER_STOP:
+            return None
+        words = [first] + ([last] if last and last not in _LOWER_STOP else [])
+        return _title(words), match.start("first"), match.start("first") + len(" ".join(words))
+    if not (tagged(first, {"Name"}) or surname):
+        return None
+    words = [first]
+    if last and last not in _LOWER_STOP and (surname or not tagged(
+        last, {"VERB", "INFN", "NPRO", "PREP", "CONJ", "ADVB", "PRCL"}
+    )):  # fmt: skip
+        words.append(last)
+    end = match.start("first") + len(" ".join(words))
+    return _title(words), match.start("first"), end
+
+
 # --- companies and products ------------------------------------------------------------------
 
 _QUOTED = re.compile(r"[«\"“„]([^«»\"“”„]{1,80})[»\"”“]")
@@ -95,7 +192,8 @@ _ORG_NOUNS = re.compile(
     r"групп|сыроварн|сироварн|служб|магазин|застройщик|девелопер|центр|бюро|завод|фабрик|"
     r"театр|музей|фонд|лаборатор|издательств|видавництв|бренд|команд|мастерск|майстерн|"
     r"эко-отел|еко-готел|заклад|барбершоп|парикмахерск|перукарн|пиццери|піцери|кондитерск|"
-    r"ателье|ательє|аптек|гостиниц|хостел|обжарщик|обсмажувальн|пивовар|винодельн|ферм|"
+    r"ателье|ательє|аптек|піцері|автосервис|автосервіс|шиномонтаж|автомойк|автомийк|химчистк|"
+    r"хімчистк|питомник|розплідник|гостиниц|хостел|обжарщик|обсмажувальн|пивовар|винодельн|ферм|"
     r"пасік|пасек|пасеч|"
     r"(?:company|studio|agency|school|restaurant|bakery|hotel|firm|brand|band|team|shop|"
     r"store|clinic|chain|trust|charity|roastery|roasters|brewery|bar|cafe|salon|barbershop|"
@@ -131,7 +229,7 @@ _EN_COMPANY = re.compile(
 # name right after a word that says it is an organisation (_ORG_NOUNS)
 _AFTER_ORG_NOUN = re.compile(rf"(?:['’]s|\s+is|\s*[:—–-])?\s+{_ORG_LATIN}")
 _CALLED = re.compile(
-    r"(?P<noun>\w+)\s+(?P<now>(?:теперь|тепер|now|уже|вже)\s+)?(?:is\s+|are\s+)?"
+    r"(?P<noun>\w+),?\s+(?P<now>(?:теперь|тепер|now|уже|вже)\s+)?(?:is\s+|are\s+)?"
     r"(?:called|named|называется|называются|називається|"
     r"под\s+названием|під\s+назвою|под\s+брендом|під\s+брендом)\s+"
     r"(?P<name>[«\"“]?[^\s«\"“][^,.!?»\"”]{0,60})",
@@ -146,6 +244,13 @@ _NAME_WORDS = re.compile(rf"{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,3}}")
 _NOUN_THEN_NAME = re.compile(
     rf"(?P<noun>[^\W\d_]+)\s+(?P<name>[A-ZА-ЯЁІЇЄҐ][\w&'’+-]*(?:\s+{_NAME_WORD}){{0,2}})"
 )
+
+
+# "меня называют Дима", "I'm called Jake": a person, not a product; "мы называемся …",
+# "we're called …": the company.
+_WHO_CALLED = r"(?:\w+\s+)?(?:is\s+)?(?:called|named|называ\w*|назива\w*)\s*$"
+_PERSON_CALLED = re.compile(rf"(?:\bменя|\bмене|\bme|\bI['’]?m|\bI\s+am)\s+{_WHO_CALLED}", re.I)
+_WE_CALLED = re.compile(rf"(?:\bмы|\bми|\bwe['’]?re|\bwe\s+are)\s+{_WHO_CALLED}", re.I)
 
 
 def _name_cut(written: str) -> str:
@@ -255,6 +360,10 @@ def read_names(c: Collector) -> None:
             confidence = 0.8 if "clientName" in c.asked else 0.7
             candidates.append((match.group("name"), start, start + len(match.group("name")),
                                confidence, None))  # fmt: skip
+    if lowercase_message(text):
+        found = _lowercase_intro(text, c.language)
+        if found is not None:
+            candidates.append((found[0], found[1], found[2], 0.85, None))
     if not candidates and c.ner[0] and c.language == "ru" and _two_capitals(text):
         for span in nlp.russian_entities(text):
             if span.type == "PER" and (len(span.text.split()) >= 2 or "clientName" in c.asked):
@@ -355,6 +464,10 @@ def read_companies_and_products(c: Collector) -> None:
         )
         if kind is None and preposition_only:
             kind = "company"  # "я из «Зерна»": who the client comes from
+        if kind == "company" and any(f.field == "company" for f in c.findings):
+            # "сеть аптек «Здоровье», открываем лабораторию «Анализ Плюс»": the second
+            # organisation is the new thing the briefing is about
+            kind = "product"
         if kind is None and _noun_kind(_clause_words_before(c, match.start())) == "product":
             # "продукт у нас — протеиновые батончики «Номад Бар»": the noun further back
             kind = "product"
@@ -363,6 +476,10 @@ def read_companies_and_products(c: Collector) -> None:
                 kind = "product"
             elif {"clientName", "company"} & set(c.asked):
                 kind = "company"
+            elif any(f.field == "company" for f in c.findings):
+                # A second name after the client's company («Белая Линия» … детское
+                # отделение «Зубная Фея»): what the briefing is about.
+                kind = "product"
             else:
                 continue
         value = quoted_nominative(name, c.language, oblique=oblique)
@@ -377,16 +494,33 @@ def read_companies_and_products(c: Collector) -> None:
     for match in _CALLED.finditer(text):
         name = _name_cut(match.group("name"))
         start = text.find(name, match.start("name")) if name else -1
+        if not name and lowercase_message(text):
+            found = lowercase_name_at(text, match.start("name"), c.language)
+            if found is not None:
+                name, start = found[0], found[1]
         if start < 0 or c.overlaps(start, start + len(name)):
             continue
         end = start + len(name)
-        noun_kind = _noun_kind([match.group("noun")])
+        # The noun right before, else the nearest one of the clause ("a small outdoor gear
+        # company called …", "our first tent, it's called the Summit 2").
+        before = text[max(0, match.start() - 30) : match.start("name")]
+        noun_kind = _noun_kind([match.group("noun")]) or _noun_kind(
+            _clause_words_before(c, match.start("name"))[-4:]
+        )
+        if _WE_CALLED.search(before):
+            noun_kind = "company"
         # "продукт теперь называется «Лавка+»": a rename, i.e. a correction
         renamed = CORRECTION if match.group("now") else None
-        if noun_kind == "company" and not any(f.field == "company" for f in c.findings):
+        if noun_kind == "company":
+            if any(f.field == "company" for f in c.findings):
+                continue
             c.add("company", name, start, end, 0.8, renamed)
         elif noun_kind == "product" or "productName" in c.asked:
             c.add("productName", name, start, end, 0.85, renamed)
+        elif not _PERSON_CALLED.search(before):
+            # Whatever else a client names ("the tent … called the Summit 2", "услугу
+            # детейлинг называется …") is what the briefing is about; a person is not.
+            c.add("productName", name, start, end, 0.75, renamed)
         else:
             continue
         c.taken.append((start, end))
@@ -411,6 +545,13 @@ def read_companies_and_products(c: Collector) -> None:
         for token in re.finditer(r"[\w-]+(?:['’][\w-]+)*", text):  # "кав'ярня", "company's"
             word = re.sub(r"['’]s$", "", token.group())
             after = token.start() + len(word)
+            if _ORG_NOUNS.match(word) and lowercase_message(text):
+                # "владелец автосервис мотор профи в екатеринбурге"
+                found = lowercase_name_at(text, after, c.language)
+                if found is not None and not c.overlaps(found[1], found[2]):
+                    c.add("company", found[0], found[1], found[2], 0.7)
+                    c.taken.append((found[1], found[2]))
+                    break
             match = _ORG_NOUNS.match(word) and _AFTER_ORG_NOUN.match(text, after)
             if not match:
                 continue

@@ -128,7 +128,9 @@ def _read_deadline(c: Collector, *, today: datetime.date) -> None:
         # Only a date said as the deadline ("срок", "сдать", "deadline") restates one
         sentence = sentence_at(c.sentences, chosen.start)
         strong = "deadline" in c.asked or bool(sentence and _DEADLINE_WORD.search(sentence.text))
-        confidence = 0.9 if strong else 0.8
+        # "by March 20th" is surer than "launching in April" (it replaces that reading), not
+        # sure enough to restate a deadline given with a deadline word.
+        confidence = 0.9 if strong else 0.84 if _by_date(c.text, chosen) else 0.8
         c.add("deadline", chosen.value.isoformat(), chosen.start, chosen.end, confidence, kind)
 
 
@@ -140,9 +142,20 @@ _DEADLINE_CUE = re.compile(
     re.IGNORECASE,
 )
 _DEADLINE_WORD = re.compile(
-    r"срок|дедлайн|deadline|сдать|сдач|здати|здач|термін|\bdue\b|ready\s+by|need\s+it\s+by",
+    r"срок|дедлайн|deadline|сдать|сдач|здати|здач|термін|\bdue\b|ready\s+by|need\s+it\s+by|"
+    r"delivered\s+by|needed\s+by",
     re.IGNORECASE,
 )
+# "к 15 марта", "до 20 грудня", "by March 20th": the date said as a limit, not in passing
+# ("запускаемся в апреле", "launching in April").
+_BY_BEFORE = re.compile(r"(?:^|[^\w])(?:к|ко|до|by|until|till|before|no\s+later\s+than)\s*$",
+                        re.IGNORECASE)  # fmt: skip
+
+
+def _by_date(text: str, found: Any) -> bool:
+    return bool(_DEADLINE_LEAD.search(found.text.strip()) or _BY_BEFORE.search(text[: found.start]))
+
+
 _DEADLINE_LEAD = re.compile(r"^(?:к|до|by|until|till|before|не\s+позднее|not\s+later)\b",
                             re.IGNORECASE)  # fmt: skip
 

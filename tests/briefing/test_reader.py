@@ -312,3 +312,74 @@ def test_messenger_links_and_the_clients_own_website_are_contacts(text, language
 )
 def test_a_closing_is_told_from_a_message_that_says_something(text, closing):
     assert is_closing(text) is closing
+
+
+# --- clients who write without capitals, names said in passing, amounts and dates as said ---
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "name", "company"),
+    [
+        ("добрый день меня зовут ольга смирнова у нас пекарня хлебный дом в туле", "ru",
+         "Ольга Смирнова", "Хлебный Дом"),
+        ("привіт мене звати тарас бондар ми кав'ярня називається зерно і дим", "uk",
+         "Тарас Бондар", "Зерно і Дим"),
+        ("hi my name is priya and i run a bakery", "en", "Priya", None),
+        # an oblique case names no company ("салон красоты" is a kind of salon)
+        ("меня зовут ирина у нас салон красоты в центре", "ru", "Ирина", None),
+    ],
+)  # fmt: skip
+def test_a_client_who_writes_in_lowercase_is_read_and_the_names_capitalised(
+    text, language, name, company
+):
+    reading = read(text, language)
+    assert value(reading, "clientName") == name
+    assert value(reading, "company") == company
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "product"),
+    [
+        ("We also make kayaks, and the new one is called the Drift 9, out in May.", "en",
+         "Drift 9"),
+        ("запускаем новую услугу, называется «Чистый Лист», для малого бизнеса", "ru",
+         "Чистый Лист"),
+        ("у нас сеть аптек «Здоровье», открываем лабораторию «Анализ Плюс» весной", "ru",
+         "Анализ Плюс"),
+    ],
+)  # fmt: skip
+def test_whatever_a_client_names_besides_their_company_is_the_product(text, language, product):
+    assert value(read(text, language), "productName") == product
+
+
+def test_a_person_called_something_is_no_product():
+    reading = read("Hi! I'm called Sam by everyone, the team is small.", "en")
+    assert value(reading, "productName") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "budget"),
+    [
+        ("бюджет где-то лям триста, не больше", 1_300_000),
+        ("можем выделить миллион пятьсот", 1_500_000),
+        ("маємо мільйон двісті гривень", 1_200_000),
+        ("бюджет миллион 200 тысяч", 1_200_000),
+    ],
+)
+def test_a_million_and_the_hundreds_after_it_are_one_amount(text, budget):
+    assert value(read(text, "uk" if "маємо" in text else "ru"), "budget") == budget
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "deadline"),
+    [
+        ("премьера у нас недели через три, надо успеть", "ru", "2026-12-22"),
+        ("ролик нужен к Дню святого Валентина", "ru", "2027-02-14"),
+        ("хочемо запустити до Великодня", "uk", "2027-05-02"),
+        ("we need it live before Easter", "en", "2027-03-28"),
+        # a written date wins over the holiday it is for
+        ("ideally before Christmas, so by 18 December", "en", "2026-12-18"),
+    ],
+)  # fmt: skip
+def test_relative_and_holiday_deadlines(text, language, deadline):
+    assert value(read(text, language), "deadline") == deadline

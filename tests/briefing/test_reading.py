@@ -119,6 +119,17 @@ def test_a_correction_wins_even_in_a_closed_stage(project, say):
     assert fields(project, "intro")["projectType"] == "Рекламный ролик"
 
 
+def test_a_surer_reading_replaces_a_guess_and_never_a_surer_value(project, say):
+    say(project, "Здравствуйте, мы запускаем новую линейку сидра в апреле, нужен ролик.")
+    assert fields(project, "budget")["deadline"] == "2027-04-30"  # said in passing
+    say(project, "Анна Смирнова, +7 905 111-22-33. Ролик нужен к 20 марта 2027.")
+    assert fields(project, "budget")["deadline"] == "2027-03-20"  # said as the limit
+    say(project, "Акция у нас «успей до конца года», это к слову.")
+    assert fields(project, "budget")["deadline"] == "2027-03-20"  # not surer than the limit
+    stage = StageRun.objects.get(project=project, key="budget")
+    assert stage.dialogue["deadline"]["read"] == {"value": "2027-03-20", "confidence": 0.84}
+
+
 def test_a_price_is_never_the_budget(project, say):
     say(project, "Здравствуйте, я Анна Смирнова. Наш сок стоит 99 рублей за бутылку.")
     assert "budget" not in fields(project, "budget")
