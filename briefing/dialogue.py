@@ -97,10 +97,13 @@ def readback(
     profile: Mapping[str, Mapping[str, Any]],
     language: str,
     dialogues: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    ask: bool = True,
 ) -> str:
     """ "Записала: Олег Кравцов («Полярная Ягода»), +79051112233, продукт — Клюквенный Север,
     бюджет 2 500 000 RUB, срок 2027-04-15. Уточнит продюсер: бюджет." — from the recorded
-    fields and their states (`dialogues`: stage key → field states), by code."""
+    fields and their states (`dialogues`: stage key → field states), by code; `ask` ends it
+    with the question whether it is right (not when the brief completes with it)."""
     labels = _localised(READBACK_LABELS, language)
     intro = profile.get("intro", {})
     vision = profile.get("vision", {})
@@ -120,7 +123,7 @@ def readback(
         items.append(f"{labels['budget']} {amount}")
     if budget.get("deadline"):
         items.append(f"{labels['deadline']} {format_value(budget['deadline'])}")
-    head, ask = _localised(READBACK, language)
+    head, question = _localised(READBACK, language)
     parts = [head.format(items=", ".join(items))] if items else []
     names = _localised(FIELD_NAMES, language)
     left, to_check = [], []
@@ -137,7 +140,7 @@ def readback(
         parts.append(open_check.format(items="; ".join(to_check)))
     if left:
         parts.append(open_left.format(fields=", ".join(left)))
-    return " ".join([*parts, ask])
+    return " ".join([*parts, question] if ask else parts)
 
 
 def _direct_answer(spec: StageSpec, name: str, text: str, reading: Any, language: str) -> Any:

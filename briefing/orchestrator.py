@@ -32,7 +32,7 @@ from briefing.field_states import (
     with_state,
 )
 from briefing.models import BriefingEvent, Project, StageRun, Turn
-from briefing.reader.chatter import not_a_value
+from briefing.reader.chatter import is_closing, is_confirmation, is_greeting, not_a_value
 from briefing.reading import asked_fields, reading_apply, reading_meta, turn_read
 from briefing.routing import (
     cost_budget_exceeded,
@@ -127,6 +127,13 @@ def _decide(work: TurnWork) -> None:
     # Before the additional request: an attack is not appended to a completed brief.
     if _level1_answered(work, language):
         return
+    if project.status == Project.Status.COMPLETED and _agrees(turn.text):
+        # "Confirmed." after the summary a closing client got: it confirms that summary
+        # (the locks follow), and asks the producer nothing; so does a "thank you".
+        if not is_greeting(turn.text):
+            _locks_confirm(work, reason="confirmed")
+        work.replies.append(Reply(code_text("completed_thanks", language), ""))
+        return
     if project.status == Project.Status.COMPLETED and ADDITIONAL_REQUEST not in turn.meta:
         _additional_request(work)
     if project.status == Project.Status.COMPLETED:
@@ -139,6 +146,7 @@ def _decide(work: TurnWork) -> None:
         return
     if _client_finishing(work, stage):
         stage = _skip_to_readback(work, stage)
+        work.client_closed = is_closing(work.turn.text)
     opening = stage.status == StageRun.Status.PENDING
     if opening:
         # The stage before was closed by the pre-parse with this very message: the next
@@ -149,6 +157,10 @@ def _decide(work: TurnWork) -> None:
         project=project, turn=turn, stage=stage, budget_s=work.budget_left()
     )
     _run_stages(work, stage, opening=opening)
+
+
+def _agrees(text: str) -> bool:
+    return is_confirmation(text) or is_closing(text) or is_greeting(text)
 
 
 def _level1_answered(work: TurnWork, language: str) -> bool:
@@ -465,6 +477,16 @@ def _accept(
     if flag and not missing and not read_back:
         _close(work, stage, by=StageRun.ClosedBy.AGENT)
         return True
+    if read_back and work.client_closed:
+        # The client said they are done before any read-back: they get the summary, and the
+        # brief completes now (a later message is an additional request for the producer).
+        summary = readback({s.key: s.fields for s in work.stages}, work.project.language,
+                           {s.key: s.dialogue for s in work.stages}, ask=False)  # fmt: skip
+        stage.dialogue = with_readback(stage.dialogue)
+        work.event(Kind.READ_BACK, stage.key, given=readbacks(stage.dialogue), closing=True)
+        work.replies.append(Reply(summary, stage.key, record))
+        _close(work, stage, by=StageRun.ClosedBy.AGENT)
+        return True
     work.event(Kind.GATE_HELD, stage.key, missing=missing, flag=flag)
     message = answer.message.strip() or _fallback_question(spec, missing, work.project.language)
     asked = data.get("askedField") or (missing[0] if missing else None)
@@ -637,24 +659,30 @@ def _additional_request(work: TurnWork) -> None:
 
 
 def _complete(work: TurnWork, *, call: Any = None) -> None:
-    if work.turn.stage_key == work.stages[-1].key and readbacks(work.stages[-1].dialogue):
-        _locks_confirm(work)  # the client answered the read-back
+    if _readback_answered(work):
+        _locks_confirm(work)
     brief_finish(work.project, work.stages)
     work.event(Kind.BRIEF_COMPLETED)
     work.also_write.append(lambda: brief_completed_emit(work.project))
     work.replies.append(Reply(code_text("completed", work.project.language), "", call))
 
 
-def _locks_confirm(work: TurnWork) -> None:
+def _readback_answered(work: TurnWork) -> bool:
+    """Whether the client saw a read-back before this message (one given in this turn, to a
+    client who closed before it, confirms nothing)."""
+    given_now = sum(1 for kind, _, _ in work.events if kind == Kind.READ_BACK)
+    return readbacks(work.stages[-1].dialogue) > given_now
+
+
+def _locks_confirm(work: TurnWork, *, reason: str = "") -> None:
     """Identity is locked once the client answered the read-back: confirmed it, corrected it
     (the correction settles it) or went on without changing it; never on first sight."""
     reading = work.reading
-    if reading is not None and reading.corrects:
+    if not reason and reading is not None and reading.corrects:
         reason = "corrected"
-    elif reading is not None and reading.confirms:
+    elif not reason and reading is not None and reading.confirms:
         reason = "confirmed"
-    else:
-        reason = "read_back_answered"
+    reason = reason or "read_back_answered"
     locked = work.lock_values()
     for stage in work.stages:
         for name, lock_key in work.spec(stage).locks.items():

@@ -18,6 +18,12 @@ _TEXTS: dict[str, dict[str, str]] = {
         "uk": "Бриф уже зібрано — продюсер отримав ваше повідомлення й відповість вам.",
         "en": "The brief is already complete; your producer has your message and will reply.",
     },
+    # A client's "yes" or "thanks" after completion: nothing for the producer to answer.
+    "completed_thanks": {
+        "ru": "Спасибо! Бриф у продюсера — он свяжется с вами.",
+        "uk": "Дякую! Бриф у продюсера — він зв'яжеться з вами.",
+        "en": "Thank you! Your producer has the brief and will be in touch.",
+    },
     # A request for a person or a complaint (level 1): the producer is flagged.
     "person_will_answer": {
         "ru": "Понял вас. Я передал ваше сообщение продюсеру — он ответит вам здесь лично.",

@@ -60,6 +60,9 @@ class TurnWork:
     meter: TurnMeter | None = None
     # The reader's reading of this turn's message (briefing.reading), once it ran.
     reading: Any = None
+    # The client closed the conversation before any read-back ("всё верно, больше ничего"):
+    # the read-back is given and the brief completes in this turn.
+    client_closed: bool = False
     # The turn's studio tools (briefing.tool_use.TurnTools): run once, by the first stage call.
     tools: Any = None
     # The client snapshots memory read this turn (each key once).

@@ -9,6 +9,7 @@ import pytest
 
 from briefing.models import BriefingEvent, LockedEntity
 from dlq.models import DeadLetter
+from dlq.services import llm_chain
 
 pytestmark = pytest.mark.django_db
 
@@ -94,3 +95,32 @@ def test_a_model_repeating_its_question_word_for_word_gets_the_retry(project, sa
     assert turn.replies.get().text == reworded["message"]
     retry_prompt = "\n".join(m["content"] for m in scripted_model.requests[-1]["messages"])
     assert "your previous message word for word" in retry_prompt
+
+
+@pytest.fixture
+def rules_agent(monkeypatch):
+    monkeypatch.setenv("LLM_PROVIDERS", "rules")
+    llm_chain.cache_clear()
+    yield
+    llm_chain.cache_clear()
+
+
+def test_a_client_who_closes_before_the_read_back_gets_it_and_the_brief_completes(
+    project, say, rules_agent
+):
+    say(project, FRONT_LOADED)
+    assert project.status == "active"
+    turn = say(project, "Да, всё верно, больше нечего добавить.")
+    assert project.status == "completed"
+    summary, done = turn.replies.order_by("seq").values_list("text", flat=True)
+    assert summary.startswith("Записала: Анна Петрова")
+    assert "поправьте" not in summary  # no question left open
+    assert done.startswith("Спасибо, бриф собран")
+    # The client never saw the summary before closing: nothing is locked on it yet.
+    assert not LockedEntity.objects.filter(project=project).exists()
+    # Their "yes" to the summary confirms it, and is no request for the producer.
+    turn = say(project, "Подтверждаю.")
+    assert turn.replies.get().text.startswith("Спасибо! Бриф у продюсера")
+    assert project.brief["additionalRequests"] == []
+    locks = {e["key"]: e["reason"] for e in _events(project, BriefingEvent.Kind.LOCK_SET)}
+    assert locks["client_name"] == "confirmed"
