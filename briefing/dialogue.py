@@ -1,5 +1,5 @@
 """The rules agent's dialogue manager: it knows everything the reader already found, asks only
-for required fields still missing and not asked twice (two related ones together, a second
+for required fields still missing and not asked twice (related ones together, a second
 time in other words), takes the entity out of a direct answer (after a second ask, a short
 reply as it stands, to check), leaves a declined field for the producer, never stores a
 confirmation, a greeting or a question, answers a counter-question by promising the producer
@@ -33,12 +33,29 @@ READER_FIELDS = frozenset(
     {"clientName", "company", "contact", "productName", "budget", "currency", "deadline"}
 )
 
-# Two related fields asked in one question: (first, second) → question by language.
-QUESTION_PAIRS: dict[tuple[str, str], Mapping[str, str]] = {
+# Related fields asked in one question, as a producer would (fields → question by language);
+# the reply's labelled parts fill each ("Цель — …", "Audience is …"), the rest the first.
+QUESTION_GROUPS: dict[tuple[str, ...], Mapping[str, str]] = {
     ("clientName", "company"): {
         "ru": "Как вас зовут и какую компанию вы представляете?",
         "uk": "Як вас звати і яку компанію ви представляєте?",
         "en": "What is your name, and which company do you represent?",
+    },
+    ("coreIdea", "goal", "audience"): {
+        "ru": "Расскажите об идее: что вы хотите показать, какой результат ждёте от проекта "
+        "и кто должен его увидеть?",
+        "uk": "Розкажіть про ідею: що ви хочете показати, якого результату чекаєте від проєкту "
+        "і хто має його побачити?",
+        "en": "Tell me about the idea: what do you want to show, what should the project "
+        "achieve, and who should see it?",
+    },
+    ("contentType", "format", "deliverables"): {
+        "ru": "Что именно нужно сделать: какой контент, в каком формате (длительность, "
+        "вертикаль или горизонталь) и что вы хотите получить на выходе?",
+        "uk": "Що саме потрібно зробити: який контент, у якому форматі (тривалість, "
+        "вертикаль чи горизонталь) і що ви хочете отримати на виході?",
+        "en": "What exactly should we make: what kind of content, in what format (length, "
+        "vertical or horizontal), and what do you need delivered?",
     },
     ("budget", "deadline"): {
         "ru": "Какой бюджет вы закладываете на проект и к какому сроку нужен результат?",
@@ -59,6 +76,18 @@ READBACK = {
     "en": ("Here is what I have: {items}.", "If that is all correct, do you have any "
            "references or wishes? If anything is wrong, just correct me."),
 }  # fmt: skip
+# After a question back at the read-back: the summary is not repeated, only the ask.
+READBACK_AGAIN = {
+    "ru": "А в остальном всё, что я записала выше, верно? Если да — просто напишите «да».",
+    "uk": "А в іншому все, що я записала вище, правильно? Якщо так — просто напишіть «так».",
+    "en": "Apart from that, is everything I wrote above right? If so, just say yes.",
+}
+# The ask of the second read-back, after a correction: in other words than the first.
+READBACK_CORRECTED = {
+    "ru": "Поправила. Теперь всё верно?",
+    "uk": "Виправила. Тепер усе правильно?",
+    "en": "Corrected. Is everything right now?",
+}
 # What the read-back adds for fields the conversation could not settle.
 READBACK_OPEN = {
     "ru": ("Уточнит продюсер: {fields}.", "Проверьте, пожалуйста: {items}."),
@@ -99,11 +128,13 @@ def readback(
     dialogues: Mapping[str, Mapping[str, Any]] | None = None,
     *,
     ask: bool = True,
+    again: bool = False,
 ) -> str:
     """ "Записала: Олег Кравцов («Полярная Ягода»), +79051112233, продукт — Клюквенный Север,
     бюджет 2 500 000 RUB, срок 2027-04-15. Уточнит продюсер: бюджет." — from the recorded
     fields and their states (`dialogues`: stage key → field states), by code; `ask` ends it
-    with the question whether it is right (not when the brief completes with it)."""
+    with the question whether it is right (not when the brief completes with it), in other
+    words when it reads a correction back (`again`)."""
     labels = _localised(READBACK_LABELS, language)
     intro = profile.get("intro", {})
     vision = profile.get("vision", {})
@@ -140,6 +171,8 @@ def readback(
         parts.append(open_check.format(items="; ".join(to_check)))
     if left:
         parts.append(open_left.format(fields=", ".join(left)))
+    if again:
+        question = _localised(READBACK_CORRECTED, language)
     return " ".join([*parts, question] if ask else parts)
 
 
@@ -170,21 +203,21 @@ def _direct_answer(spec: StageSpec, name: str, text: str, reading: Any, language
 
 
 def _question(spec: StageSpec, ask: str, values: Mapping[str, Any], dialogue, language: str):
-    """(question, fields asked): two related fields together when both are missing and
-    neither was asked before; a field asked once already gets its second, reworded question."""
+    """(question, fields asked): related fields together when all are missing and none was
+    asked before; a field asked once already gets its second, reworded question."""
     if asks(dialogue, ask):
         reasks = spec.reasks.get(language) or spec.reasks.get("en") or {}
         if ask in reasks:
             return reasks[ask], [ask]
-    for (first, second), texts in QUESTION_PAIRS.items():
-        if (
-            ask == first
-            and second in spec.fields
-            and is_empty(values.get(second))
-            and not asks(dialogue, second)
-            and second not in left_fields(dialogue)
+    for group, texts in QUESTION_GROUPS.items():
+        if ask == group[0] and all(
+            other in spec.fields
+            and is_empty(values.get(other))
+            and not asks(dialogue, other)
+            and other not in left_fields(dialogue)
+            for other in group[1:]
         ):
-            return _localised(texts, language), [first, second]
+            return _localised(texts, language), list(group)
     questions = spec.questions.get(language) or spec.questions["en"]
     return questions[ask], [ask]
 
@@ -262,10 +295,8 @@ def rules_reply(call: Any) -> dict[str, Any]:
         # The last stage: the orchestrator reads the brief back when it opens and once more
         # after a correction (whatever the agent); one answer (a confirmation, references)
         # settles it. A question back gets the hand-off line and the read-back again.
-        if countered:
-            message = readback(
-                getattr(call, "profile", None) or {}, language, getattr(call, "dialogues", None)
-            )
+        if countered:  # the summary stands above: only whether it is right, in new words
+            message = _localised(READBACK_AGAIN, language)
             return {**answer, "message": prefix + message, spec.status_field: False}
         return {**answer, "message": "", spec.status_field: True}
     # Fields asked MAX_ASKS times are left for the producer by the orchestrator's gate.

@@ -493,7 +493,8 @@ def _accept(
     if read_back:
         # Written by code from the stored fields and their states, whatever the agent wrote.
         message = readback({s.key: s.fields for s in work.stages}, work.project.language,
-                           {s.key: s.dialogue for s in work.stages})  # fmt: skip
+                           {s.key: s.dialogue for s in work.stages},
+                           again=readbacks(stage.dialogue) > 0)  # fmt: skip
         stage.dialogue = with_readback(stage.dialogue)
         asked = spec.fields[0]
         work.event(Kind.READ_BACK, stage.key, given=readbacks(stage.dialogue))

@@ -15,7 +15,7 @@ ANSWER, CORRECTION, MENTION, QUESTION = "answer", "correction", "mention", "ques
 FINDING_FIELDS = (
     "clientName", "company", "role", "contact", "projectType", "productName", "coreIdea", "goal",
     "audience",
-    "brandTone", "format", "budget", "currency", "deadline", "references",
+    "brandTone", "format", "deliverables", "budget", "currency", "deadline", "references",
 )  # fmt: skip
 
 

@@ -43,6 +43,7 @@ from llmkit.extract import find_urls
 # --- the reader ------------------------------------------------------------------------------
 
 _NAMEISH_FIELDS = ("clientName", "company")
+_LIST_FIELDS = frozenset({"deliverables"})
 
 
 def _read_contacts(c: Collector) -> None:
@@ -235,6 +236,12 @@ def _read_project_type(c: Collector) -> None:
 
 def _read_labels(c: Collector) -> None:
     for name, value, start, end in labelled_statements(c.text):
+        if name in _LIST_FIELDS:  # "Deliverables: one film, three cutdowns and stills"
+            from briefing.stages.readers import read_list  # the stages import the reader
+
+            value = read_list(value, c.language)
+            if not value:
+                continue
         c.add(name, value, start, end, 0.8)
         c.taken.append((start, end))
 

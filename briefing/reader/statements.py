@@ -23,10 +23,12 @@ _CORRECTION = re.compile(
 )
 # "не 2 млн, а 2,5 млн", "не до 15 січня, а до 25 січня", "not 8k but 10k"
 _NOT_BUT = re.compile(r"(?<![\w])(?:не|not)\s[^.!?]{1,40}?,?\s+(?:а|but)\s", re.IGNORECASE)
-# "it's €25,000, not €20,000", "45 тысяч, а не 40", "20 лютого, а не 15": the value negated
-# after the one that stands (a number in it, so "not sure" or "а не видео" is no correction)
+# "it's €25,000, not €20,000", "45 тысяч, а не 40", "20 лютого, а не 15", "42 thousand
+# instead of 30": the value negated after the one that stands (a number in it, so "not sure"
+# or "а не видео" is no correction)
 _BUT_NOT = re.compile(
-    r"(?:,\s*|\s+)(?:а\s+не|но\s+не|not)\s+(?P<old>[^.!?;]{0,20}?\d[\d\s.,]*[^\s.!?;,]*)",
+    r"(?:,\s*|\s+)(?:а\s+не|но\s+не|not|instead\s+of|rather\s+than|вместо|замість)\s+"
+    r"(?P<old>[^.!?;]{0,20}?\d[\d\s.,]*[^\s.!?;,]*)",
     re.IGNORECASE,
 )
 
@@ -84,18 +86,20 @@ def sentence_at(sentences: list[Sentence], position: int) -> Sentence | None:
 # --- labelled statements -------------------------------------------------------------------
 
 LABELS = (
-    ("coreIdea", r"(?:главная\s+|головна\s+|основная\s+|the\s+)?"
-                 r"(?:идея|ідея|idea|concept|концепция|концепція)"),
-    ("goal", r"(?:наша\s+|our\s+|the\s+)?(?:цель|задача|мета|завдання|goal|aim)"),
+    ("coreIdea", r"(?:главная\s+|головна\s+|основная\s+|основна\s+|the\s+|core\s+|big\s+|"
+                 r"key\s+)?(?:идея|ідея|idea|concept|концепция|концепція|мысль|думка)"),
+    ("goal", r"(?:наша\s+|our\s+|the\s+|главная\s+|головна\s+)?"
+             r"(?:цель|задача|мета|завдання|goal|aim|objective)"),
     ("audience", r"(?:целевая\s+|цільова\s+|target\s+|our\s+|the\s+)?"
                  r"(?:аудитория|аудиторія|audience|ца)"),
     ("format", r"(?:формат|format|хронометраж)"),
+    ("deliverables", r"(?:deliverables|на\s+выходе|на\s+виході|что\s+сда[её]м|що\s+здаємо)"),
     ("brandTone", r"(?:тон|tone)"),
 )  # fmt: skip
 _LABEL = re.compile(
     r"(?:^|(?<=[.!?;,]\s)|(?<=\n))\s*(?:"
     + "|".join(f"(?P<{name}>{pattern})" for name, pattern in LABELS)
-    + r")(?:\s*[:—–-]\s*|\s+(?=\d))",
+    + r")(?:\s*[:—–-]\s*|\s+(?=\d)|\s+(?:is|are|will\s+be)\s+)",
     re.IGNORECASE,
 )
 

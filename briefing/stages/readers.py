@@ -288,6 +288,9 @@ def _split_conjunctions(part: str) -> list[str]:
     return pieces
 
 
+_LEADING_AND = re.compile(r"^(?:and|и|і|й|та|а\s+также|плюс|plus)\s+", re.IGNORECASE)
+
+
 def split_list(text: str) -> list[str]:
     """ "ролик 30 с, 3 тизера и обложки" → ["ролик 30 с", "3 тизера", "обложки"].
 
@@ -300,6 +303,7 @@ def split_list(text: str) -> list[str]:
     for part in _LIST_SEPARATOR.split(text):
         for piece in _split_conjunctions(part):
             item = _BULLET.sub("", collapse(piece)).rstrip(" .")
+            item = _LEADING_AND.sub("", item)  # ", and stills" after an Oxford comma
             if item and not _says_nothing(item):
                 items.append(item[:ITEM_MAX])
     return list(dict.fromkeys(items))[:LIST_MAX]

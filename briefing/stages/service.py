@@ -160,6 +160,6 @@ STAGE = StageSpec(
         "deliverables": read_list,
         "creativeSession": read_yes_no,
     },
-    prefill={"format": "format"},
+    prefill={"format": "format", "deliverables": "deliverables"},
 )
 check_stage(STAGE)

@@ -383,3 +383,24 @@ def test_a_million_and_the_hundreds_after_it_are_one_amount(text, budget):
 )  # fmt: skip
 def test_relative_and_holiday_deadlines(text, language, deadline):
     assert value(read(text, language), "deadline") == deadline
+
+
+def test_a_value_said_instead_of_another_corrects_it():
+    reading = read("Good news: we can go up to 55 thousand instead of 40. Still dollars.", "en")
+    assert reading.corrects
+    assert value(reading, "budget") == 55_000
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "name", "found"),
+    [
+        ("Audience is retired sailors on the south coast.", "en", "audience",
+         "retired sailors on the south coast"),
+        ("Главная мысль — свежий хлеб каждое утро. Цель — очереди с утра.", "ru", "coreIdea",
+         "свежий хлеб каждое утро"),
+        ("Deliverables: a 60-second film, two cut-downs, and a poster.", "en", "deliverables",
+         ["a 60-second film", "two cut-downs", "a poster"]),
+    ],
+)  # fmt: skip
+def test_a_labelled_answer_fills_its_field(text, language, name, found):
+    assert value(read(text, language), name) == found
