@@ -329,6 +329,32 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
             },
             "",
         ),
+        Kind.FIELD_LEFT_FOR_PRODUCER: (
+            (
+                _("%(stage)s: %(field)s left for you: the client declined it")
+                if data.get("reason") == "declined"
+                else _("%(stage)s: %(field)s left for you: the client finished without it")
+                if data.get("reason") == "client_finished"
+                else _("%(stage)s: %(field)s left for you: asked twice without an answer")
+            )
+            % {"stage": stage, "field": name},
+            "warn",
+        ),
+        Kind.FIELD_TO_CHECK: (
+            _("%(stage)s: %(field)s “%(value)s” taken from a reply to a second question: check it")
+            % {"stage": stage, "field": name, "value": _values(data.get("value"))},
+            "warn",
+        ),
+        Kind.READ_BACK: (
+            (
+                _("the brief read back to the client once more, after a correction")
+                if data.get("given", 1) > 1
+                else _("the brief read back to the client, who had already said it was all")
+                if data.get("closing")
+                else _("the brief read back to the client for confirmation")
+            ),
+            "",
+        ),
         Kind.ADDITIONAL_REQUEST: (
             _("the client asked for more after completion (added to the brief): “%(text)s”")
             % {"text": data.get("text", "")},

@@ -8,7 +8,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from briefing.models import Project, StaffProfile, Turn
+from briefing.events import event_record
+from briefing.models import BriefingEvent, Project, StaffProfile, Turn
 from briefing.services import project_create, turn_receive
 
 RU = {"HTTP_ACCEPT_LANGUAGE": "ru-RU,ru;q=0.9"}
@@ -169,3 +170,19 @@ def test_the_dashboard_says_who_is_needed_and_what_to_do_in_russian(
     assert ">продюсер</span>" in content  # who it waits for, not "producer"
     assert 'data-text-new-message="Новое сообщение от клиента"' in content  # the notification
     assert "the client wrote after completion" not in content
+
+
+def test_the_dialogue_events_read_in_russian(producer_client, project):
+    """The field states' and the read-back's activity lines, never their event codes."""
+    Kind = BriefingEvent.Kind
+    event_record(project=project, kind=Kind.FIELD_LEFT_FOR_PRODUCER, stage_key="budget",
+                 data={"field": "budget", "reason": "declined", "asked": 1})  # fmt: skip
+    event_record(project=project, kind=Kind.FIELD_TO_CHECK, stage_key="vision",
+                 data={"field": "productName", "value": "Облако", "evidence": "Облако"})  # fmt: skip
+    event_record(project=project, kind=Kind.READ_BACK, stage_key="extra", data={"given": 2})
+    content = page(producer_client, project, **RU)
+    assert "Бюджет оставлено вам — клиент отказался ответить" in content
+    assert "Продукт «Облако» взято из ответа на повторный вопрос — проверьте" in content
+    assert "бриф зачитан клиенту ещё раз, после исправления" in content
+    for code in ("field_left_for_producer", "field_to_check", "read_back", "read back"):
+        assert code not in content
