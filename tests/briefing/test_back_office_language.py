@@ -177,8 +177,8 @@ def test_the_dialogue_events_read_in_russian(producer_client, project):
     Kind = BriefingEvent.Kind
     event_record(project=project, kind=Kind.FIELD_LEFT_FOR_PRODUCER, stage_key="budget",
                  data={"field": "budget", "reason": "declined", "asked": 1})  # fmt: skip
-    event_record(project=project, kind=Kind.FIELD_TO_CHECK, stage_key="vision",
-                 data={"field": "productName", "value": "Облако", "evidence": "Облако"})  # fmt: skip
+    to_check = {"field": "productName", "value": "Облако", "evidence": "Облако"}
+    event_record(project=project, kind=Kind.FIELD_TO_CHECK, stage_key="vision", data=to_check)
     event_record(project=project, kind=Kind.READ_BACK, stage_key="extra", data={"given": 2})
     content = page(producer_client, project, **RU)
     assert "Бюджет оставлено вам — клиент отказался ответить" in content
