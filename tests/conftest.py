@@ -139,6 +139,25 @@ def celery_worker(
     )  # fmt: skip
 
 
+def celery_worker_stop(worker: subprocess.Popen, timeout_s: float = 30) -> str:
+    """Stop a worker from `celery_worker` (a warm shutdown) and return its output. The pipe
+    is read while it stops: a worker whose output filled the pipe would block on writing and
+    never stop. One that does not stop in `timeout_s` is killed and the test fails."""
+    if worker.stdout is not None and worker.stdout.closed:  # already read to its end
+        return ""
+    worker.terminate()
+    try:
+        output = worker.communicate(timeout=timeout_s)[0] or b""
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        output = worker.communicate()[0] or b""
+        pytest.fail(
+            f"the worker did not stop within {timeout_s} s of SIGTERM; its output:\n"
+            + output.decode(errors="replace")[-3000:]
+        )
+    return output.decode(errors="replace")
+
+
 def wait_for(condition: Callable[[], bool], deadline_s: float) -> bool:
     """Poll `condition` until it holds or `deadline_s` passes; whether it held."""
     deadline = time.monotonic() + deadline_s

@@ -8,7 +8,7 @@ from django.db import connection
 
 from dlq.models import StructuredCall
 from dlq.tasks import llm_check
-from tests.conftest import celery_worker, wait_for
+from tests.conftest import celery_worker, celery_worker_stop, wait_for
 
 
 def _run_through_worker(broker_url: str, extra_env: dict[str, str], source_id: str) -> None:
@@ -27,8 +27,7 @@ def _run_through_worker(broker_url: str, extra_env: dict[str, str], source_id: s
             output = worker.communicate(timeout=10)[0].decode(errors="replace")
             pytest.fail(f"the worker did not record the call; its output:\n{output[-3000:]}")
     finally:
-        worker.terminate()
-        worker.wait(timeout=20)
+        celery_worker_stop(worker)
     call = StructuredCall.objects.get(source_id=source_id)
     assert call.provider == "rules"
     assert call.outcome != "failed"

@@ -8,7 +8,7 @@ from django.db import connection
 
 from dlq.models import StructuredCall
 from dlq.tasks import llm_check
-from tests.conftest import celery_worker, wait_for
+from tests.conftest import celery_worker, celery_worker_stop, wait_for
 
 
 def _worker_backends() -> set[tuple[int, object]]:
@@ -39,8 +39,7 @@ def _run(redis_url: str, conn_max_age: str, tasks: int) -> list[set]:
             wait_for(lambda: False, 0.5)
             seen.append(_worker_backends())
     finally:
-        worker.terminate()
-        worker.wait(timeout=20)
+        celery_worker_stop(worker)
     return seen
 
 

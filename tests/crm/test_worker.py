@@ -9,7 +9,7 @@ from django.utils import timezone
 from crm import tasks
 from crm.models import InboundMessage, Lead
 from crm.services import Inbound, inbound_store
-from tests.conftest import celery_worker, wait_for
+from tests.conftest import celery_worker, celery_worker_stop, wait_for
 
 
 @pytest.mark.services
@@ -37,8 +37,7 @@ def test_a_worker_reads_every_message_once(postgres, redis_url, eager_off, monke
             output = worker.communicate(timeout=10)[0].decode(errors="replace")
             pytest.fail(f"messages left unread; the worker said:\n{output[-3000:]}")
     finally:
-        worker.terminate()
-        worker.wait(timeout=20)
+        celery_worker_stop(worker)
     statuses = sorted(InboundMessage.objects.values_list("status", flat=True))
     assert statuses == ["human"] + ["lead"] * 12
     # Four clients (four phones), each message on its client's lead, each read once.
