@@ -33,7 +33,13 @@ from briefing.field_states import (
 )
 from briefing.models import BriefingEvent, Project, StageRun, Turn
 from briefing.reader.chatter import is_closing, is_confirmation, is_greeting, not_a_value
-from briefing.reading import asked_fields, reading_apply, reading_meta, turn_read
+from briefing.reading import (
+    asked_fields,
+    last_question,
+    reading_apply,
+    reading_meta,
+    turn_read,
+)
 from briefing.routing import (
     cost_budget_exceeded,
     level1_for_turn,
@@ -192,11 +198,8 @@ def _level1_answered(work: TurnWork, language: str) -> bool:
     work.turn_status = Turn.Status.WAITING_PRODUCER
     work.event(Kind.ATTENTION_REQUESTED, turn.stage_key, reason=verdict.intent)
     # The agent's last question stays the open one: the client's next message answers it.
-    asked = next(
-        (t.meta for t in reversed(work.earlier())
-         if t.role == Turn.Role.AGENT and "guard" not in t.meta),
-        {},
-    )  # fmt: skip
+    last = last_question(work.earlier())
+    asked = last.meta if last is not None else {}
     meta = {k: asked[k] for k in ("asked_field", "asked_fields") if k in asked}
     meta[ATTENTION] = verdict.intent
     work.replies.append(Reply(code_text("person_will_answer", language), turn.stage_key, meta=meta))
@@ -240,8 +243,7 @@ def _skip_to_readback(work: TurnWork, stage: StageRun) -> StageRun:
 
 def _asked_last(work: TurnWork, stage: StageRun) -> set[str]:
     """The fields the agent's last question asked for, when it was asked in `stage`."""
-    agent_turns = (t for t in reversed(work.earlier()) if t.role == Turn.Role.AGENT)
-    last = next((t for t in agent_turns if "guard" not in t.meta), None)
+    last = last_question(work.earlier())
     if last is None or last.stage_key != stage.key:
         return set()
     return set(asked_fields([last]))

@@ -31,13 +31,18 @@ UPGRADED_FIELDS = frozenset({"clientName", "company", "productName", "deadline"}
 APPLY_CONFIDENCE = 0.7
 
 
-def asked_fields(earlier: Sequence[Turn]) -> tuple[str, ...]:
-    """The fields the agent asked for in its last reply among `earlier` (the turns before
-    this one, oldest first)."""
-    last = next(
+def last_question(earlier: Sequence[Turn]) -> Turn | None:
+    """The agent's last reply among `earlier` (the turns before this one, oldest first),
+    leaving out the guard's canned answers: what the client's next message answers."""
+    return next(
         (t for t in reversed(earlier) if t.role == Turn.Role.AGENT and "guard" not in t.meta),
         None,
     )
+
+
+def asked_fields(earlier: Sequence[Turn]) -> tuple[str, ...]:
+    """The fields the agent asked for in its last reply among `earlier`."""
+    last = last_question(earlier)
     if last is None:
         return ()
     meta = last.meta or {}
