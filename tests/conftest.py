@@ -231,6 +231,15 @@ class ScriptedModel:
 
 
 @pytest.fixture
+def rules_agent(monkeypatch):
+    """The rules agent (the embedded default), whatever the environment configures."""
+    monkeypatch.setenv("LLM_PROVIDERS", "rules")
+    llm_chain.cache_clear()
+    yield
+    llm_chain.cache_clear()
+
+
+@pytest.fixture
 def scripted_model(monkeypatch):
     with WireServer() as server:
         monkeypatch.setenv("LLM_PROVIDERS", "openai")

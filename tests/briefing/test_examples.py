@@ -27,7 +27,6 @@ from briefing.simulation import simulation_run
 from briefing.stages.base import is_empty
 from briefing.stages.registry import stage_by_key
 from dlq.models import DeadLetter
-from dlq.services import llm_chain
 from llmkit.guard import guard_reply
 
 EXAMPLES_DIR = Path(briefing.__file__).resolve().parent / "examples"
@@ -63,13 +62,8 @@ def load(path: Path) -> dict[str, Any]:
         return yaml.safe_load(handle)
 
 
-@pytest.fixture(autouse=True)
-def rules_agent(monkeypatch):
-    """The examples are written for the rules agent, whatever the environment configures."""
-    monkeypatch.setenv("LLM_PROVIDERS", "rules")
-    llm_chain.cache_clear()
-    yield
-    llm_chain.cache_clear()
+# The examples are written for the rules agent, whatever the environment configures.
+pytestmark = pytest.mark.usefixtures("rules_agent")
 
 
 def test_the_examples_cover_the_languages_and_the_cases():

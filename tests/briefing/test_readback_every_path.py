@@ -9,7 +9,6 @@ import pytest
 
 from briefing.models import BriefingEvent, LockedEntity
 from dlq.models import DeadLetter
-from dlq.services import llm_chain
 
 pytestmark = pytest.mark.django_db
 
@@ -95,14 +94,6 @@ def test_a_model_repeating_its_question_word_for_word_gets_the_retry(project, sa
     assert turn.replies.get().text == reworded["message"]
     retry_prompt = "\n".join(m["content"] for m in scripted_model.requests[-1]["messages"])
     assert "your previous message word for word" in retry_prompt
-
-
-@pytest.fixture
-def rules_agent(monkeypatch):
-    monkeypatch.setenv("LLM_PROVIDERS", "rules")
-    llm_chain.cache_clear()
-    yield
-    llm_chain.cache_clear()
 
 
 def test_a_client_who_closes_before_the_read_back_gets_it_and_the_brief_completes(

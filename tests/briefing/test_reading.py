@@ -13,18 +13,12 @@ from briefing.models import BriefingEvent, LockedEntity, StageRun, Turn
 from briefing.reader.chatter import is_chatter
 from briefing.selectors import lock_proposals_pending
 from briefing.services import project_create
-from dlq.services import llm_chain
 
 Kind = BriefingEvent.Kind
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
-@pytest.fixture(autouse=True)
-def rules_agent(monkeypatch):
-    monkeypatch.setenv("LLM_PROVIDERS", "rules")
-    llm_chain.cache_clear()
-    yield
-    llm_chain.cache_clear()
+pytestmark = pytest.mark.usefixtures("rules_agent")
 
 
 def fields(project, key):

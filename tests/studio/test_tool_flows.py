@@ -68,14 +68,6 @@ def _say(project: Project, text: str, capture) -> Turn:
 # --- the rules agent (the embedded default) --------------------------------------------------
 
 
-@pytest.fixture
-def rules_agent(monkeypatch):
-    monkeypatch.setenv("LLM_PROVIDERS", "rules")
-    llm_chain.cache_clear()
-    yield
-    llm_chain.cache_clear()
-
-
 def test_the_rules_agent_quotes_the_rate_card(
     studio, rules_agent, django_capture_on_commit_callbacks
 ):
