@@ -192,7 +192,7 @@ _ORG_NOUNS = re.compile(
     r"групп|сыроварн|сироварн|служб|магазин|застройщик|девелопер|центр|бюро|завод|фабрик|"
     r"театр|музей|фонд|лаборатор|издательств|видавництв|бренд|команд|мастерск|майстерн|"
     r"эко-отел|еко-готел|заклад|барбершоп|парикмахерск|перукарн|пиццери|піцери|кондитерск|"
-    r"ателье|ательє|аптек|піцері|автосервис|автосервіс|шиномонтаж|автомойк|автомийк|химчистк|"
+    r"ателье|ательє|аптек|банк|піцері|автосервис|автосервіс|шиномонтаж|автомойк|автомийк|химчистк|"
     r"хімчистк|питомник|розплідник|гостиниц|хостел|обжарщик|обсмажувальн|пивовар|винодельн|ферм|"
     r"пасік|пасек|пасеч|"
     r"(?:company|studio|agency|school|restaurant|bakery|hotel|firm|brand|band|team|shop|"
@@ -208,6 +208,13 @@ _PRODUCT_NOUNS = re.compile(
     r"(?:apps?|application|song|single|track|album|podcast|campaign|sensor|product|drink|beer|"
     r"wine|series|show|game|book|platform|course|blend|collection|range|edition|flavou?r|"
     r"model|coffee|tea|beer)$)",
+    re.IGNORECASE,
+)
+# Someone else's name: a reference, a competitor, a style ("как у «Сбера»", "like Nike's").
+_REFERENCE_CUE = re.compile(
+    r"(?:как\s+(?:у|в|снимает|снимают|сделал\w*)|як\s+(?:у|в)|нравит\w*|подобается|"
+    r"подобно|в\s+стиле|у\s+стилі|референс\w*|reference\w*|like|similar\s+to|style\s+of|"
+    r"конкурент\w*|competitor\w*|смотрели|дивились|watched|saw)\b[^.!?]{0,30}$",
     re.IGNORECASE,
 )
 _FROM_PREPOSITION = re.compile(r"(?:^|\s)(?:из|от|з|із|від|у|для)\s*$", re.IGNORECASE)
@@ -230,7 +237,9 @@ _EN_COMPANY = re.compile(
 _AFTER_ORG_NOUN = re.compile(rf"(?:['’]s|\s+is|\s*[:—–-])?\s+{_ORG_LATIN}")
 _CALLED = re.compile(
     r"(?P<noun>\w+),?\s+(?P<now>(?:теперь|тепер|now|уже|вже)\s+)?(?:is\s+|are\s+)?"
-    r"(?:called|named|называется|называются|називається|"
+    r"(?:called|named|называется|называются|називається|branded\s+as|(?:we\s+)?call\s+it|"
+    r"(?:назвали|назвал|назвала|называем|називаємо|назвём|назвемо)"
+    r"(?:\s+(?:его|её|ее|их|його|її))?|"
     r"под\s+названием|під\s+назвою|под\s+брендом|під\s+брендом)\s+"
     r"(?P<name>[«\"“]?[^\s«\"“][^,.!?»\"”]{0,60})",
     re.IGNORECASE,
@@ -257,7 +266,8 @@ def _name_cut(written: str) -> str:
     quoted = re.match(r"\s*[«\"“]([^«»\"“”]+)", written)
     if quoted:  # up to the closing quote, which the match stops before
         return quoted.group(1).strip()
-    opening = _NAME_WORDS.match(re.sub(r"^(?:the|a|an)\s+", "", written.strip(), flags=re.I))
+    # "called the Summit 2": the article is no part of it; "called The Boathouse" it is
+    opening = _NAME_WORDS.match(re.sub(r"^(?:the|a|an)\s+", "", written.strip()))
     return opening.group().strip() if opening else ""
 
 
@@ -476,12 +486,13 @@ def read_companies_and_products(c: Collector) -> None:
                 kind = "product"
             elif {"clientName", "company"} & set(c.asked):
                 kind = "company"
-            elif any(f.field == "company" for f in c.findings):
-                # A second name after the client's company («Белая Линия» … детское
-                # отделение «Зубная Фея»): what the briefing is about.
-                kind = "product"
+            elif _REFERENCE_CUE.search(text[max(0, match.start() - 40) : match.start()]):
+                continue  # "нравится, как снимает «Азбука вкуса»": someone else's work
             else:
-                continue
+                # A name the client gives a thing of theirs (фестиваль «Волга Саунд»,
+                # новая услуга «Е-Лев», диван «Облако»): what the briefing is about. The
+                # read-back shows it, and a surer reading replaces it.
+                kind = "product"
         value = quoted_nominative(name, c.language, oblique=oblique)
         field_name = "company" if kind == "company" else "productName"
         if field_name == "productName" and "productName" in c.asked:

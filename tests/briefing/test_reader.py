@@ -352,6 +352,24 @@ def test_whatever_a_client_names_besides_their_company_is_the_product(text, lang
     assert value(read(text, language), "productName") == product
 
 
+@pytest.mark.parametrize(
+    ("text", "language", "product"),
+    [
+        ("Весной открываем семейный глэмпинг «Сосновый Берег» под Выборгом.", "ru",
+         "Сосновый Берег"),
+        ("Запускаємо нову послугу — «Сад під ключ», озеленення дворів.", "uk", "Сад під ключ"),
+        ("мы варим сидр и вот новый назвали его северный ветер хотим ролик", "ru",
+         "Северный Ветер"),
+        ("We turned the old mill into a café, called The Millrace, opening in May.", "en",
+         "The Millrace"),
+        # someone else's name is a reference, not the product
+        ("Нам нравится, как снимает «Азбука вкуса», хотим так же.", "ru", None),
+    ],
+)  # fmt: skip
+def test_a_name_the_client_gives_a_thing_of_theirs_is_the_product(text, language, product):
+    assert value(read(text, language), "productName") == product
+
+
 def test_a_person_called_something_is_no_product():
     reading = read("Hi! I'm called Sam by everyone, the team is small.", "en")
     assert value(reading, "productName") is None
