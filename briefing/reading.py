@@ -5,6 +5,7 @@ proposal for the producer. Called by the orchestrator on every client turn."""
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -175,6 +176,9 @@ def reading_apply(
             continue
         stage.dialogue = with_read(stage.dialogue, field_name, value, finding.confidence)
         filled.add(stage.key)
+    day_fixed = _day_fix_apply(reading, stages, spec_of, targets, event)
+    if day_fixed is not None:
+        filled.add(day_fixed.key)
     for key in filled:
         stage = by_key[key]
         spec = spec_of(stage)
@@ -184,6 +188,34 @@ def reading_apply(
         elif spec.required and not spec.missing(stage.fields):
             close(stage)
     return proposals
+
+
+def _day_fix_apply(
+    reading: Reading,
+    stages: list[StageRun],
+    spec_of: Callable[[StageRun], Any],
+    targets: Mapping[str, tuple[StageRun, str]],
+    event: Callable[..., None],
+) -> StageRun | None:
+    """ "не 15-го, а 22-го" after "срок — 15 января": the deadline's day changed, its month
+    and year kept. Only when the deadline's day is the one corrected away. The stage changed,
+    or None."""
+    if reading.day_fix is None or "deadline" not in targets:
+        return None
+    stage, field_name = targets["deadline"]
+    current = stage.fields.get(field_name)
+    old_day, new_day = reading.day_fix
+    try:
+        date = datetime.date.fromisoformat(current) if isinstance(current, str) else None
+        fixed = date.replace(day=new_day) if date is not None and date.day == old_day else None
+    except ValueError:  # "31-го" in a month of 30 days
+        return None
+    if fixed is None or field_name in stage.producer_fields:
+        return None
+    stage.fields = {**stage.fields, field_name: fixed.isoformat()}
+    event(Kind.FIELD_CORRECTED_BY_CLIENT, stage.key, field=field_name, old=current,
+          new=fixed.isoformat(), evidence=reading.text[:200], statement=CORRECTION)  # fmt: skip
+    return stage
 
 
 def _upgrades(finding: Finding, stage: StageRun, field_name: str, current: Any) -> bool:

@@ -47,6 +47,8 @@ class Reading:
     confirms: bool = False  # "Да, всё верно"
     greets: bool = False  # "Добрый день!"
     corrects: bool = False  # a correction marker anywhere in the message
+    # A day corrected without its month ("не 15-го, а 22-го"): (old day, new day).
+    day_fix: tuple[int, int] | None = None
     # The text that answers the question asked, without the labelled statements of other
     # fields, the corrections and the counter-questions; "" when nothing is left.
     answer_text: str = ""

@@ -113,8 +113,15 @@ def _read_deadline(c: Collector, *, today: datetime.date) -> None:
         ):
             candidates.append((found, bool(sentence and sentence.correction)))
     # The first date, unless a later sentence corrects it ("15 лютого... ні, переплутав — 20")
+    # or the client works the deadline out from it ("презентація 20 березня, відео треба за
+    # тиждень, тобто до 13 березня"; "opening on 1 March, ready a week before — so 22 Feb")
     corrections = [found for found, correcting in candidates if correcting]
-    chosen = corrections[0] if corrections else candidates[0][0] if candidates else None
+    concluded = [
+        found for found, _ in candidates
+        if _CONCLUDED.search(c.text[max(0, found.start - 20) : found.start])
+    ]  # fmt: skip
+    limits = [found for found, _ in candidates if _by_date(c.text, found)]
+    chosen = next(iter(corrections or concluded or limits or [f for f, _ in candidates]), None)
     if chosen is not None and not _deadline_cued(c, chosen):
         # "за три месяца без зубрёжки" describes the product: a date, but no deadline
         c.mentions.append(
@@ -151,6 +158,34 @@ _DEADLINE_WORD = re.compile(
 # ("запускаемся в апреле", "launching in April").
 _BY_BEFORE = re.compile(r"(?:^|[^\w])(?:к|ко|до|by|until|till|before|no\s+later\s+than)\s*$",
                         re.IGNORECASE)  # fmt: skip
+
+
+# "тобто до 13 березня", "то есть 10 марта", "so 22 February": the date worked out.
+_CONCLUDED = re.compile(
+    r"(?:тобто|то\s+есть|значит|получается|виходить|so|i\.\s?e\.|that\s+is|which\s+means)"
+    r"\W*(?:до|к|by|the)?\s*$",
+    re.IGNORECASE,
+)
+# "не 15-го, а 22-го", "not the 14th — the 21st", "не 20-го, а 27-го числа": a day corrected
+# without its month (the month is the deadline's, briefing.reading applies it).
+_DAY = r"(\d{1,2})(?:-?(?:го|е|ое|ого|th|st|nd|rd))?"
+_DAY_FIX = re.compile(
+    rf"(?:не|not)\s+(?:the\s+)?{_DAY}\b(?!\s*(?!числа|число|but\b)[a-zа-яёіїєґ]{{3,}})"
+    rf"[^\d.!?]{{0,12}}?(?:,\s*)?(?:а|but|—|–|-)\s*(?:the\s+)?"
+    rf"{_DAY}(?:\s*(?:числа|число))?(?!\s*(?:\d|[a-zа-яёіїєґ]{{3,}}(?<!числа)(?<!число)))",
+    re.IGNORECASE,
+)
+
+
+def _read_day_fix(c: Collector) -> tuple[int, int] | None:
+    """(the day corrected away, the day that stands) when the message corrects a day only."""
+    if any(f.field == "deadline" for f in c.findings):
+        return None
+    match = _DAY_FIX.search(c.text)
+    if match is None:
+        return None
+    old, new = int(match.group(1)), int(match.group(2))
+    return (old, new) if 1 <= old <= 31 and 1 <= new <= 31 and old != new else None
 
 
 def _by_date(text: str, found: Any) -> bool:
@@ -330,6 +365,7 @@ def _read_cached(
         read_product_answer(c)
     findings = tuple(c.findings)
     stripped = text.strip()
+    day_fix = _read_day_fix(c)
     return Reading(
         text=text,
         language=language,
@@ -338,7 +374,8 @@ def _read_cached(
         asks=any(s.question for s in sentences) or (is_question(stripped) and not findings),
         confirms=is_confirmation(stripped) or is_closing(stripped),
         greets=is_greeting(stripped),
-        corrects=bool(corrected),
+        corrects=bool(corrected) or day_fix is not None,
+        day_fix=day_fix,
         answer_text=answer,
         _best=_best(findings),
     )

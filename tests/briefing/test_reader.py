@@ -422,3 +422,31 @@ def test_a_value_said_instead_of_another_corrects_it():
 )  # fmt: skip
 def test_a_labelled_answer_fills_its_field(text, language, name, found):
     assert value(read(text, language), name) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "deadline"),
+    [
+        ("Премьера 30 апреля, ролик нужен за неделю до неё, то есть к 23 апреля.", "ru",
+         "2027-04-23"),
+        ("The launch is on 5 June and we need the film two weeks before, so 22 May.", "en",
+         "2027-05-22"),
+    ],
+)  # fmt: skip
+def test_the_deadline_the_client_works_out_wins_over_the_date_it_comes_from(
+    text, language, deadline
+):
+    assert value(read(text, language), "deadline") == deadline
+
+
+@pytest.mark.parametrize(
+    ("text", "day_fix"),
+    [
+        ("Ой, не 12-го, а 19-го, перепутала.", (12, 19)),
+        ("Sorry, not the 3rd but the 10th.", (3, 10)),
+        ("ні, не 10-го числа, а 17-го", (10, 17)),
+        ("не 2 ролика, а 3", None),  # pieces, not days
+    ],
+)
+def test_a_day_corrected_without_its_month_is_read_as_such(text, day_fix):
+    assert read(text).day_fix == day_fix

@@ -124,6 +124,16 @@ def test_a_surer_reading_replaces_a_guess_and_never_a_surer_value(project, say):
     assert stage.dialogue["deadline"]["read"] == {"value": "2027-03-20", "confidence": 0.84}
 
 
+def test_a_day_corrected_without_its_month_keeps_the_deadlines_month(project, say):
+    say(project, "Здравствуйте, нужен ролик, срок — 12 марта 2027.")
+    say(project, "Ой, не 12-го, а 19-го.")
+    assert fields(project, "budget")["deadline"] == "2027-03-19"
+    event = project.events.filter(kind=Kind.FIELD_CORRECTED_BY_CLIENT).get()
+    assert (event.data["old"], event.data["new"]) == ("2027-03-12", "2027-03-19")
+    say(project, "И не 5-го, а 6-го, если что.")  # a day the deadline does not have
+    assert fields(project, "budget")["deadline"] == "2027-03-19"
+
+
 def test_a_price_is_never_the_budget(project, say):
     say(project, "Здравствуйте, я Анна Смирнова. Наш сок стоит 99 рублей за бутылку.")
     assert "budget" not in fields(project, "budget")
