@@ -173,6 +173,8 @@ def prompt_sizes() -> None:
     for text in HESITANT:
         turn = _send(project, text)
         calls = list(StructuredCall.objects.filter(source_id=str(turn.pk)).order_by("id"))
+        if not calls:
+            continue  # answered by code alone (after completion): no prompt to size
         # The prompt that answered the client's message (a stage change adds an opening call).
         staged.append(calls[0].prompt_tokens_estimate)
         for call in calls:
@@ -184,7 +186,7 @@ def prompt_sizes() -> None:
     n = len(staged)
     print(f"(b) estimated prompt tokens per turn over a {n}-turn conversation")
     print(f"    {'turn':>4} {'staged':>8} {'monolithic':>11}")
-    for index in sorted({1, 2, 5, 10, 15, 20, 25, n}):
+    for index in sorted({i for i in (1, 2, 5, 10, 15, 20, 25) if i <= n} | {n}):
         print(f"    {index:>4} {staged[index - 1]:>8} {monolithic[index - 1]:>11}")
     print(f"    staged turn {n} / turn 2: {staged[-1] / staged[1]:.2f}x; "
           f"monolithic: {monolithic[-1] / monolithic[1]:.2f}x")  # fmt: skip
