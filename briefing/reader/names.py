@@ -15,12 +15,23 @@ from briefing.reader.statements import sentence_at
 
 _UP = "A-ZА-ЯЁІЇЄҐ"
 _LOW = "a-zа-яёіїєґ'’"
-_NAME_WORD = rf"[{_UP}][{_LOW}]+(?:-[{_UP}][{_LOW}]+)?"
+# "Анна", "Римский-Корсаков", "MacLeod", "O'Sullivan"
+_NAME_WORD = rf"[{_UP}](?:['’][{_UP}])?[{_LOW}]+(?:[{_UP}][{_LOW}]+)?(?:-[{_UP}][{_LOW}]+)?"
 _NAME = rf"{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}}"
 _INTRO = re.compile(
     r"(?i:(?<![\w])(?:меня\s+зовут|мо[её]\s+имя|мене\s+звати|моє\s+ім['’]я|my\s+name\s+is|"
     r"(?:i\s+am|i['’]?m|this\s+is|it['’]s)|это|я|це)\s*[,:—–-]?\s+)"
     rf"(?P<name>{_NAME})"
+)
+# A name signed on its own line: after a closing ("С уважением,", "Kind regards,", "дякую.")
+# or as the message's last line after a blank one.
+_SIGN_OFF = (
+    r"(?:с\s+уважением|з\s+повагою|best\s+regards|kind\s+regards|warm\s+regards|regards|"
+    r"best\s+wishes|best|cheers|thanks|thank\s+you|many\s+thanks|спасибо|дякую|всего\s+доброго|"
+    r"всього\s+найкращого)"
+)
+_SIGNATURE = re.compile(
+    rf"(?:(?i:{_SIGN_OFF})[^\n\w]*\n\s*|\n\s*\n\s*)(?P<name>{_NAME})[ \t]*(?=\n|$)"
 )
 _HERE = re.compile(rf"(?P<name>{_NAME_WORD}\s+{_NAME_WORD})\s+here\b")
 # A name that opens a sentence and is followed by a comma: "Игорь Петров, фитнес-клуб …"
@@ -33,7 +44,9 @@ _NOT_NAMES = frozenset({
     "нужен", "нужна", "нужно", "хотим", "хочу", "здравствуйте", "привет", "добрый", "доброго",
     "пишу", "пишіть", "пишите", "лучше", "краще", "бюджет", "потрібен", "потрібно", "the", "a",
     "an", "we", "our", "hello", "hi", "hey", "good", "thanks", "sorry", "email", "call", "you",
-    "your", "looking", "from", "компания", "компанія",
+    "your", "looking", "from", "компания", "компанія", "извините", "простите",
+    "вибачте", "фамилия", "прізвище", "имя", "ім'я", "ім’я", "surname", "name", "почта",
+    "пошта", "телефон", "phone", "mail", "e-mail", "мы", "ми", "я", "i", "наш", "наша",
 })  # fmt: skip
 
 
@@ -142,8 +155,30 @@ def lowercase_name_at(text: str, position: int, language: str) -> tuple[str, int
 # dictionary knows (pymorphy3's Name) and perhaps a surname.
 _INTRO_LOWER = re.compile(
     r"(?<![\w])(?:меня\s+зовут|мо[её]\s+имя|мене\s+звати|моє\s+ім['’]я|my\s+name\s+is|"
-    r"i\s+am|i['’]m|це|это)\s+(?P<first>[a-zа-яёіїєґ'’-]+)(?:\s+(?P<last>[a-zа-яёіїєґ'’-]+))?"
+    r"i\s+am|i['’]m|це|это|я)\s+(?P<first>[a-zа-яёіїєґ'’-]+)(?:\s+(?P<last>[a-zа-яёіїєґ'’-]+))?"
 )
+
+
+_DASHED = re.compile(rf"[—–]\s*(?P<name>{_NAME_WORD}\s+{_NAME_WORD})\s*(?=,|\.|$)")
+_LOWER_PAIR = re.compile(r"(?<![\w@.])([а-яёіїєґ'’-]{2,})\s+([а-яёіїєґ'’-]{2,})(?![\w@])")
+
+
+def _lowercase_pair(text: str, language: str) -> tuple[str, int, int] | None:
+    """A first name and a surname in lowercase, said when asked ("ярина бойко"): the
+    dictionary knows the surname, or the first name and the word after it is no verb."""
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+
+    def grammemes(word: str) -> set[str]:
+        return {g for p in morph.parse(word)[:3] for g in p.tag.grammemes}
+
+    for match in _LOWER_PAIR.finditer(text):
+        first, last = match.group(1), match.group(2)
+        if first in _LOWER_STOP or last in _LOWER_STOP:
+            continue
+        tags_first, tags_last = grammemes(first), grammemes(last)
+        if "Surn" in tags_last and ("Name" in tags_first or "NOUN" in tags_first):
+            return _title([first, last]), match.start(1), match.end(2)
+    return None
 
 
 def _lowercase_intro(text: str, language: str) -> tuple[str, int, int] | None:
@@ -358,6 +393,10 @@ def read_names(c: Collector) -> None:
         name = match.group("name")
         if _person_like(name, c.language):
             candidates.append((name, match.start("name"), match.end("name"), 0.9, None))
+    for match in _SIGNATURE.finditer(text):
+        name = match.group("name")
+        if len(name.split()) >= 2 and _person_like(name, c.language):
+            candidates.append((name, match.start("name"), match.end("name"), 0.85, None))
     for match in _HERE.finditer(text):
         candidates.append((match.group("name"), match.start("name"), match.end("name"), 0.85, None))
     for sentence in c.sentences:
@@ -370,10 +409,18 @@ def read_names(c: Collector) -> None:
             confidence = 0.8 if "clientName" in c.asked else 0.7
             candidates.append((match.group("name"), start, start + len(match.group("name")),
                                confidence, None))  # fmt: skip
-    if lowercase_message(text):
-        found = _lowercase_intro(text, c.language)
-        if found is not None:
-            candidates.append((found[0], found[1], found[2], 0.85, None))
+    if "clientName" in c.asked:  # "Sorry, should've introduced myself — Fiona MacLeod, I own…"
+        for match in _DASHED.finditer(text):
+            if _person_like(match.group("name"), c.language):
+                candidates.append((match.group("name"), match.start("name"),
+                                   match.end("name"), 0.8, None))  # fmt: skip
+    # "я ольга смирнова, фонд «Тёплые руки»": a name in lowercase after a cue (the dictionary
+    # vouches for it), whatever the rest of the message capitalises; asked for, without one
+    found = _lowercase_intro(text, c.language) or (
+        _lowercase_pair(text, c.language) if "clientName" in c.asked else None
+    )
+    if found is not None:
+        candidates.append((found[0], found[1], found[2], 0.85, None))
     if not candidates and c.ner[0] and c.language == "ru" and _two_capitals(text):
         for span in nlp.russian_entities(text):
             if span.type == "PER" and (len(span.text.split()) >= 2 or "clientName" in c.asked):
@@ -448,6 +495,8 @@ def _direct_name(text: str, language: str) -> str | None:
     value = re.split(r",|\s+(?:из|от|з|із|від|from|at)\s+|\s[—–-]\s", value)[0].strip(" .")
     if not value or len(value.split()) > 4 or is_confirmation(value) or is_greeting(value):
         return None
+    if "@" in value or re.search(r"\d", value) or value.split()[0].lower() in _NOT_NAMES:
+        return None  # "почта olga@…", "Sorry", "прізвище": no name
     return value
 
 

@@ -450,3 +450,27 @@ def test_the_deadline_the_client_works_out_wins_over_the_date_it_comes_from(
 )
 def test_a_day_corrected_without_its_month_is_read_as_such(text, day_fix):
     assert read(text).day_fix == day_fix
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "asked", "name"),
+    [
+        ("Sorry, I should have said — Morag McKenzie, I run the distillery.", "en",
+         ("clientName", "company"), "Morag McKenzie"),
+        ("Hi, Declan O'Brien here, from Atlantic Kayaks.", "en", (), "Declan O'Brien"),
+        ("добрий день! я оксана мельник, пекарня «Колосок»", "uk", (), "Оксана Мельник"),
+        ("прізвище — ковальчук 🙂 тарас ковальчук", "uk", ("clientName", "company"),
+         "Тарас Ковальчук"),
+        ("Kind regards,\nEleanor Whitfield\nHead of Marketing, Tyne Ales", "en", (),
+         "Eleanor Whitfield"),
+        ("Дякую.\n\nСвітлана Гнатюк", "uk", (), "Світлана Гнатюк"),
+        # what is said where a name was asked is no name when it is a contact or a field word
+        ("почта anna@teplo.org, телефон не даю", "ru", ("clientName",), None),
+        ("Sorry, one moment please.", "en", ("clientName",), None),
+        ("мы из пекарни", "ru", ("clientName",), None),
+    ],
+)  # fmt: skip
+def test_a_name_is_read_wherever_a_person_writes_it_and_nothing_else_is(
+    text, language, asked, name
+):
+    assert value(read(text, language, asked=asked), "clientName") == name
