@@ -482,8 +482,7 @@ def _accept(
     if read_back and work.client_closed:
         # The client said they are done before any read-back: they get the summary, and the
         # brief completes now (a later message is an additional request for the producer).
-        summary = readback({s.key: s.fields for s in work.stages}, work.project.language,
-                           {s.key: s.dialogue for s in work.stages}, ask=False)  # fmt: skip
+        summary = _readback_text(work, ask=False)
         stage.dialogue = with_readback(stage.dialogue)
         work.event(Kind.READ_BACK, stage.key, given=readbacks(stage.dialogue), closing=True)
         work.replies.append(Reply(summary, stage.key, record))
@@ -494,9 +493,7 @@ def _accept(
     asked = data.get("askedField") or (missing[0] if missing else None)
     if read_back:
         # Written by code from the stored fields and their states, whatever the agent wrote.
-        message = readback({s.key: s.fields for s in work.stages}, work.project.language,
-                           {s.key: s.dialogue for s in work.stages},
-                           again=readbacks(stage.dialogue) > 0)  # fmt: skip
+        message = _readback_text(work, again=readbacks(stage.dialogue) > 0)
         stage.dialogue = with_readback(stage.dialogue)
         asked = spec.fields[0]
         work.event(Kind.READ_BACK, stage.key, given=readbacks(stage.dialogue))
@@ -508,6 +505,12 @@ def _accept(
     stage.dialogue = with_asked(stage.dialogue, [f for f in asked_together if f in spec.fields])
     work.replies.append(Reply(message, stage.key, record, meta))
     return False
+
+
+def _readback_text(work: TurnWork, **options: bool) -> str:
+    """The read-back of every stage's fields and states (briefing.dialogue.readback)."""
+    return readback({s.key: s.fields for s in work.stages}, work.project.language,
+                    {s.key: s.dialogue for s in work.stages}, **options)  # fmt: skip
 
 
 def _is_readback_stage(work: TurnWork, stage: StageRun) -> bool:
