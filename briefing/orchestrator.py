@@ -33,6 +33,7 @@ from briefing.field_states import (
 )
 from briefing.models import BriefingEvent, Project, StageRun, Turn
 from briefing.reader.chatter import is_closing, is_confirmation, is_greeting, not_a_value
+from briefing.reader.contacts import contacts_merged
 from briefing.reading import (
     asked_fields,
     last_question,
@@ -47,6 +48,7 @@ from briefing.routing import (
     turn_route_decide,
 )
 from briefing.stages.base import StageSpec, is_empty
+from briefing.stages.readers import read_contact
 from briefing.stages.registry import stages_for
 from briefing.texts import text as code_text
 from briefing.tool_use import memory_prefill, turn_tools_run
@@ -656,12 +658,32 @@ def _additional_request(work: TurnWork) -> None:
     producer with an event, whatever the message is answered with."""
     project, turn = work.project, work.turn
     turn.meta = {**turn.meta, ADDITIONAL_REQUEST: True}
+    _late_contacts(work)
     received = timezone.localtime(turn.created_at or timezone.now())
     request = {"text": turn.text, "receivedAt": received.isoformat(timespec="seconds")}
     completed_at = project.completed_at
     brief_finish(project, work.stages, add_request=request)
     project.completed_at = completed_at
     work.event(Kind.ADDITIONAL_REQUEST, text=turn.text[:ADDITIONAL_REQUEST_EVENT_CHARS])
+
+
+def _late_contacts(work: TurnWork) -> None:
+    """A phone, an address or a handle the client gives after completion ("забыл: мой
+    телефон …") joins the contact field (every contact kept), so the brief's contacts hold
+    it and not only the additional request's text."""
+    given = read_contact(work.turn.text, work.project.language)
+    if not given:
+        return
+    for stage in work.stages:
+        if "contact" not in work.spec(stage).fields or "contact" in stage.producer_fields:
+            continue
+        current = stage.fields.get("contact")
+        merged = contacts_merged(current, given, correction=False) if current else given
+        if merged != current:
+            stage.fields = {**stage.fields, "contact": merged}
+            work.event(Kind.PREFILL_FILLED, stage.key, field="contact", value=merged,
+                       evidence=work.turn.text[:200], statement="mention")  # fmt: skip
+        return
 
 
 def _complete(work: TurnWork, *, call: Any = None) -> None:

@@ -115,3 +115,15 @@ def test_a_client_who_closes_before_the_read_back_gets_it_and_the_brief_complete
     assert project.brief["additionalRequests"] == []
     locks = {e["key"]: e["reason"] for e in _events(project, BriefingEvent.Kind.LOCK_SET)}
     assert locks["client_name"] == "confirmed"
+
+
+def test_a_contact_given_after_completion_joins_the_brief(project, say, rules_agent):
+    say(project, FRONT_LOADED)
+    say(project, "Да, всё верно, больше нечего добавить.")
+    assert project.status == "completed"
+    say(project, "Забыла: пишите и на почту anna@zerno.coffee, а ещё нам нужны субтитры.")
+    assert project.brief["contacts"]["phones"] == ["+79161234567"]
+    assert project.brief["contacts"]["emails"] == ["anna@zerno.coffee"]
+    assert project.brief["intro"]["contact"] == "+79161234567, anna@zerno.coffee"
+    # The message stays an additional request for the producer all the same.
+    assert [r["text"][:6] for r in project.brief["additionalRequests"]] == ["Забыла"]
