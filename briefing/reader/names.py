@@ -283,10 +283,11 @@ _CALLED = re.compile(
 
 # A name as written after "called": the quoted part, else the capitalised words (and numbers)
 # that open it ("Fizzleaf in April and…" → "Fizzleaf", "Summit 2 tent" → "Summit 2").
-_NAME_WORD = r"(?:[A-ZА-ЯЁІЇЄҐ][\w&'’+-]*|\d+[\w-]*)"
-_NAME_WORDS = re.compile(rf"{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,3}}")
+# (Not _NAME_WORD above, a person's: a product's name may hold digits, "&", "+".)
+_TITLE_WORD = r"(?:[A-ZА-ЯЁІЇЄҐ][\w&'’+-]*|\d+[\w-]*)"
+_TITLE_WORDS = re.compile(rf"{_TITLE_WORD}(?:\s+{_TITLE_WORD}){{0,3}}")
 _NOUN_THEN_NAME = re.compile(
-    rf"(?P<noun>[^\W\d_]+)\s+(?P<name>[A-ZА-ЯЁІЇЄҐ][\w&'’+-]*(?:\s+{_NAME_WORD}){{0,2}})"
+    rf"(?P<noun>[^\W\d_]+)\s+(?P<name>[A-ZА-ЯЁІЇЄҐ][\w&'’+-]*(?:\s+{_TITLE_WORD}){{0,2}})"
 )
 
 
@@ -302,7 +303,7 @@ def _name_cut(written: str) -> str:
     if quoted:  # up to the closing quote, which the match stops before
         return quoted.group(1).strip()
     # "called the Summit 2": the article is no part of it; "called The Boathouse" it is
-    opening = _NAME_WORDS.match(re.sub(r"^(?:the|a|an)\s+", "", written.strip()))
+    opening = _TITLE_WORDS.match(re.sub(r"^(?:the|a|an)\s+", "", written.strip()))
     return opening.group().strip() if opening else ""
 
 
