@@ -176,7 +176,7 @@ def reading_apply(
             continue
         stage.dialogue = with_read(stage.dialogue, field_name, value, finding.confidence)
         filled.add(stage.key)
-    day_fixed = _day_fix_apply(reading, stages, spec_of, targets, event)
+    day_fixed = _day_fix_apply(reading, targets, event)
     if day_fixed is not None:
         filled.add(day_fixed.key)
     for key in filled:
@@ -191,11 +191,7 @@ def reading_apply(
 
 
 def _day_fix_apply(
-    reading: Reading,
-    stages: list[StageRun],
-    spec_of: Callable[[StageRun], Any],
-    targets: Mapping[str, tuple[StageRun, str]],
-    event: Callable[..., None],
+    reading: Reading, targets: Mapping[str, tuple[StageRun, str]], event: Callable[..., None]
 ) -> StageRun | None:
     """ "не 15-го, а 22-го" after "срок — 15 января": the deadline's day changed, its month
     and year kept. Only when the deadline's day is the one corrected away. The stage changed,

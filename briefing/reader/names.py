@@ -118,6 +118,12 @@ _LOWER_STOP = frozenset({
 MAX_LOWER_NAME_WORDS = 3
 
 
+def _grammemes(word: str, language: str, parses: int = 2) -> set[str]:
+    """pymorphy3's grammemes of the word's `parses` likeliest readings."""
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+    return {g for p in morph.parse(word)[:parses] for g in p.tag.grammemes}
+
+
 def _title(words: list[str]) -> str:
     return " ".join(w if w in ("і", "и", "й", "та", "&") else w[:1].upper() + w[1:] for w in words)
 
@@ -126,7 +132,6 @@ def lowercase_name_at(text: str, position: int, language: str) -> tuple[str, int
     """The name written in lowercase from `position`: up to three words before punctuation,
     a stop word, a verb, a pronoun or a word in an oblique case ("салон красоты" names no
     salon), capitalised; None when the first word cannot start a name."""
-    morph = nlp.morph("uk" if language == "uk" else "ru")
     taken: list[re.Match[str]] = []
     for match in _LOWER_WORD.finditer(text, position):
         gap = text[taken[-1].end() if taken else position : match.start()]
@@ -137,11 +142,11 @@ def lowercase_name_at(text: str, position: int, language: str) -> tuple[str, int
         if (word in _LOWER_STOP and not conjunction) or (conjunction and not taken):
             break
         if _cyrillic(word) and not conjunction:
-            parses = morph.parse(word)
-            tags = {g for p in parses[:2] for g in p.tag.grammemes}
+            tags = _grammemes(word, language)
             if tags & {"VERB", "INFN", "NPRO", "PRED", "ADVB"}:
                 break
-            if parses[0].tag.case in ("gent", "datv", "ablt", "loct") and "Fixd" not in tags:
+            likeliest = _grammemes(word, language, parses=1)
+            if likeliest & {"gent", "datv", "ablt", "loct"} and "Fixd" not in tags:
                 break
         taken.append(match)
     while taken and taken[-1].group() in ("и", "і"):
@@ -166,16 +171,11 @@ _LOWER_PAIR = re.compile(r"(?<![\w@.])([а-яёіїєґ'’-]{2,})\s+([а-яёі
 def _lowercase_pair(text: str, language: str) -> tuple[str, int, int] | None:
     """A first name and a surname in lowercase, said when asked ("ярина бойко"): the
     dictionary knows the surname, or the first name and the word after it is no verb."""
-    morph = nlp.morph("uk" if language == "uk" else "ru")
-
-    def grammemes(word: str) -> set[str]:
-        return {g for p in morph.parse(word)[:3] for g in p.tag.grammemes}
-
     for match in _LOWER_PAIR.finditer(text):
         first, last = match.group(1), match.group(2)
         if first in _LOWER_STOP or last in _LOWER_STOP:
             continue
-        tags_first, tags_last = grammemes(first), grammemes(last)
+        tags_first, tags_last = _grammemes(first, language, 3), _grammemes(last, language, 3)
         if "Surn" in tags_last and ("Name" in tags_first or "NOUN" in tags_first):
             return _title([first, last]), match.start(1), match.end(2)
     return None
@@ -186,14 +186,9 @@ def _lowercase_intro(text: str, language: str) -> tuple[str, int, int] | None:
     if match is None:
         return None
     first, last = match.group("first"), match.group("last")
-    morph = nlp.morph("uk" if language == "uk" else "ru")
 
-    def tagged(word: str | None, grammemes: set[str]) -> bool:
-        return (
-            bool(word)
-            and _cyrillic(word)
-            and any(grammemes & set(p.tag.grammemes) for p in morph.parse(word))
-        )
+    def tagged(word: str | None, wanted: set[str]) -> bool:
+        return bool(word) and _cyrillic(word) and bool(wanted & _grammemes(word, language, 99))
 
     # The Ukrainian dictionary lacks some first names ("богдан"): a known surname after it
     # vouches for both.
@@ -202,17 +197,16 @@ def _lowercase_intro(text: str, language: str) -> tuple[str, int, int] | None:
         # "my name is jake": only the explicit cue vouches for a Latin word
         if not match.group().lower().startswith("my") or first in _LOWER_STOP:
             return None
-        words = [first] + ([last] if last and last not in _LOWER_STOP else [])
-        return _title(words), match.start("first"), match.start("first") + len(" ".join(words))
+        with_last = bool(last) and last not in _LOWER_STOP
+        words = [first, last] if with_last else [first]
+        return _title(words), match.start("first"), match.end("last" if with_last else "first")
     if not (tagged(first, {"Name"}) or surname):
         return None
-    words = [first]
-    if last and last not in _LOWER_STOP and (surname or not tagged(
+    with_last = bool(last) and last not in _LOWER_STOP and (surname or not tagged(
         last, {"VERB", "INFN", "NPRO", "PREP", "CONJ", "ADVB", "PRCL"}
-    )):  # fmt: skip
-        words.append(last)
-    end = match.start("first") + len(" ".join(words))
-    return _title(words), match.start("first"), end
+    ))  # fmt: skip
+    words = [first, last] if with_last else [first]
+    return _title(words), match.start("first"), match.end("last" if with_last else "first")
 
 
 # --- companies and products ------------------------------------------------------------------
@@ -603,10 +597,11 @@ def read_companies_and_products(c: Collector) -> None:
                 c.taken.append((match.start(), match.end()))
                 break
     if not any(f.field == "company" for f in c.findings):
+        lowercase = lowercase_message(text)
         for token in re.finditer(r"[\w-]+(?:['’][\w-]+)*", text):  # "кав'ярня", "company's"
             word = re.sub(r"['’]s$", "", token.group())
             after = token.start() + len(word)
-            if _ORG_NOUNS.match(word) and lowercase_message(text):
+            if lowercase and _ORG_NOUNS.match(word):
                 # "владелец автосервис мотор профи в екатеринбурге"
                 found = lowercase_name_at(text, after, c.language)
                 if found is not None and not c.overlaps(found[1], found[2]):
