@@ -102,10 +102,10 @@ def _dialogue_validator(call: StageCall):
         for name in spec.fields:
             if not is_empty(getattr(value, name, None)):
                 known[name] = getattr(value, name)
-        left = left_fields(dialogue)
-        if getattr(value, spec.status_field, False) and not spec.missing(known, left=left):
+        missing = spec.missing(known, left=left_fields(dialogue))
+        if getattr(value, spec.status_field, False) and not missing:
             return []  # the gate closes on this answer: its message is not sent
-        still = [n for n in spec.missing(known, left=left) if not exhausted(dialogue, n)]
+        still = [n for n in missing if not exhausted(dialogue, n)]
         errors = []
         asked = getattr(value, "askedField", None)
         if asked in spec.fields and (not is_empty(known.get(asked)) or exhausted(dialogue, asked)):
@@ -120,7 +120,8 @@ def _dialogue_validator(call: StageCall):
             )  # fmt: skip
         message = getattr(value, "message", None)
         previous = next((text for role, text in reversed(call.turns) if role != "client"), "")
-        if isinstance(message, str) and _words(message) and _words(message) == _words(previous):
+        words = _words(message) if isinstance(message, str) else []
+        if words and words == _words(previous):
             errors.append(
                 FieldError(
                     path="message", kind="repeated_question",
