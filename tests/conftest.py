@@ -111,6 +111,59 @@ def dead_broker():
     outage_end()
 
 
+class PrivateRedis:
+    """A Redis server of the test's own (redis-server on a free port, nothing on disk), which
+    the test may stop and start again on the same port: an outage no other test notices."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.url = f"redis://127.0.0.1:{port}"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        import redis
+
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        client = redis.Redis(port=self.port)
+
+        def answers() -> bool:
+            try:
+                return bool(client.ping())
+            except redis.ConnectionError:
+                return False
+
+        if not wait_for(answers, 10):
+            self.stop()
+            pytest.fail(f"redis-server did not answer on port {self.port}")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
+@pytest.fixture
+def private_redis():
+    """A started PrivateRedis, stopped after the test."""
+    import shutil
+    import socket
+
+    if shutil.which("redis-server") is None:
+        skip_or_fail("redis-server not installed (Debian package redis-server)")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = PrivateRedis(port)
+    server.start()
+    yield server
+    server.stop()
+
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
