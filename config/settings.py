@@ -140,23 +140,54 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
 LOGOUT_REDIRECT_URL = "login"
 
-# --- Login throttling (django-axes) ---------------------------------------------------
-# After LOGIN_FAILURE_LIMIT wrong passwords for one user name from one address, that pair
-# is refused for LOGIN_COOLOFF_MINUTES on both login pages (ours and the admin's), and each
-# try during the pause starts it again. Counted per name and address together, so one
-# attacker cannot lock everybody out. An administrator unlocks by deleting the access
-# attempt (Admin -> Axes); a successful login clears the count.
+# --- Login throttling (django-axes and config/login_throttle.py) ---------------------------
+# Three counts of wrong passwords, on both login pages (ours and the admin's) alike:
+# - one user name from one address (a forgotten password, or guessing from one machine):
+#   LOGIN_FAILURE_LIMIT within LOGIN_COOLOFF_MINUTES pause that pair for LOGIN_COOLOFF_MINUTES
+#   from the last of them, the right password included;
+# - one address, whatever the user names (password spraying): LOGIN_ADDRESS_FAILURE_LIMIT
+#   within LOGIN_COOLOFF_MINUTES pause the address until fewer are left in that window. Set
+#   it above what an office behind one NAT address mistypes in that time;
+# - one user name, whatever the address (guessing from many machines): from
+#   LOGIN_USERNAME_FAILURE_LIMIT within LOGIN_USERNAME_WINDOW_HOURS on, each wrong password
+#   makes the next attempt wait 1, 2, 4, ... seconds, at most LOGIN_USERNAME_MAX_DELAY_MINUTES:
+#   a delay rather than a lock, and none from an address where the name logged in within
+#   LOGIN_KNOWN_ADDRESS_DAYS, so an attacker elsewhere cannot keep the real user out.
+# Attempts refused during a pause do not count and do not prolong it: the lockout page (and
+# its Retry-After header) says when to try again. A successful login clears that name's
+# failures from that address, and only those. An administrator unlocks by deleting the rows
+# (Admin -> Axes: Access attempts for a name and address, Access failures for the others).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "core.auth.ModelBackend",
 ]
-AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
-AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, positive=True)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15, positive=True))
+# Wrong passwords from one address, across all user names, before it is paused.
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 20, positive=True)
+# Wrong passwords for one user name, across all addresses, before its attempts are delayed.
+LOGIN_USERNAME_FAILURE_LIMIT = env_int("LOGIN_USERNAME_FAILURE_LIMIT", 10, positive=True)
+# How far back those are counted.
+LOGIN_USERNAME_WINDOW = timedelta(hours=env_int("LOGIN_USERNAME_WINDOW_HOURS", 24, positive=True))
+# The longest wait between two attempts at one user name (the doubling's cap).
+LOGIN_USERNAME_MAX_DELAY = timedelta(
+    minutes=env_int("LOGIN_USERNAME_MAX_DELAY_MINUTES", 15, positive=True)
+)
+# An address the user name logged in from within this many days is spared that delay.
+LOGIN_KNOWN_ADDRESS_AGE = timedelta(days=env_int("LOGIN_KNOWN_ADDRESS_DAYS", 30, positive=True))
+# axes' own count is per name and address only: a list such as [["username", "ip_address"],
+# "ip_address", "username"] would share one limit, make the name a lock anyone can set off,
+# and let any successful login clear its whole address's count. The other two counts are
+# read from the failure log by config.login_throttle.LoginThrottleHandler.
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_HANDLER = "config.login_throttle.LoginThrottleHandler"
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = True
 # Not its start-up banner on every manage.py command.
 AXES_VERBOSE = False
 AXES_LOCKOUT_TEMPLATE = "registration/lockout.html"
+AXES_LOCKOUT_CALLABLE = "config.login_throttle.lockout_response"
 # The address is REMOTE_ADDR; behind reverse proxies that append to X-Forwarded-For, set
 # LOGIN_TRUSTED_PROXIES to their number (anything further left can be forged by a client).
 LOGIN_TRUSTED_PROXIES = env_int("LOGIN_TRUSTED_PROXIES", 0)
