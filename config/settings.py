@@ -323,17 +323,27 @@ CLIENT_CHAT_RATE_PER_IP = env_list("CLIENT_CHAT_RATE_PER_IP", ["30/min", "300/ho
 
 # --- Cache ------------------------------------------------------------------------------
 # In-process by default; CACHE_URL (redis://127.0.0.1:6379/1) shares it between processes,
-# which the API's rate limits need when more than one web process serves it.
+# which the API's rate limits need when more than one web process serves it. A Redis that
+# stops answering is not an error (config/cache.py): the limits fall back to an in-process
+# count and sessions to the database until it answers again, with a warning in the log.
 _cache_url = env_str("CACHE_URL", "")
-CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+CACHES = (
+    {
+        "default": {"BACKEND": "config.cache.ResilientRedisCache", "LOCATION": _cache_url},
+        "sessions": {
+            "BACKEND": "config.cache.ResilientRedisCache",
+            "LOCATION": _cache_url,
+            "OPTIONS": {"FALLBACK": "miss"},
+        },
+    }
     if _cache_url
-    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
-}
+    else {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+)
 # Sessions are read from the shared cache first when there is one (a query fewer on every
 # logged-in request); from an in-process cache another process could still accept a session
 # that this one ended, so without CACHE_URL they are read from the database alone.
 SESSION_ENGINE = f"django.contrib.sessions.backends.{'cached_db' if _cache_url else 'db'}"
+SESSION_CACHE_ALIAS = "sessions" if _cache_url else "default"
 
 # --- REST API --------------------------------------------------------------------------
 REST_FRAMEWORK = {
