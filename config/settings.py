@@ -199,6 +199,9 @@ AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
 # and the worker that scripts/run starts beside the web server reads them. No server needed.
 _celery_dir = VAR_DIR / "celery"
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+# Over Redis, kombu's transport with a guard that keeps a worker alive through an outage.
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CELERY_BROKER_TRANSPORT = "config.broker:Transport"
 # Unacknowledged messages of a killed worker come back after this many seconds (Redis).
 CELERY_BROKER_TRANSPORT_OPTIONS: dict = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT_S", 3600),
