@@ -16,6 +16,7 @@ from briefing.field_states import exhausted, left_fields
 from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.registry import spec_for
 from briefing.tool_use import FINAL_ANSWER_RULES, sources_validator
+from core.input import long_runs_blank
 from dlq.models import StructuredCall
 from dlq.services import structured_run
 from llmkit.parse import FieldError
@@ -142,7 +143,7 @@ def _numbers_said_validator(call: StageCall):
 
     def numbers_said() -> set[int | float]:
         said: set[int | float] = set()
-        for text in call.client_texts():
+        for text in map(long_runs_blank, call.client_texts()):
             said |= {m.value for m in find_money(text)}
             number = parse_number(text)
             if number is not None:

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from briefing.source_names import unsourced_names
+from core.input import long_runs_blank
 from llmkit.parse import FieldError
 from llmkit.tools import ToolOutcome, ToolSession, ToolStep, untrusted
 from llmkit.types import Message, ProviderError
@@ -384,7 +385,7 @@ _URLS = re.compile(r"https?://[^\s\"'<>«»)]+", re.IGNORECASE)
 
 
 def _amounts(text: str) -> set[int]:
-    text = _DATES.sub(" ", text)
+    text = _DATES.sub(" ", long_runs_blank(text))
     found = set()
     for match in _AMOUNTS.findall(text):
         number = int(re.sub(r"\D", "", match))
@@ -397,7 +398,7 @@ def _source_amounts(texts: Iterable[str]) -> set[int]:
     found: set[int] = set()
     for text in texts:
         found |= _amounts(text)
-        found |= {int(n) for n in re.findall(r"\d+", text)}
+        found |= {int(n) for n in re.findall(r"\d+", long_runs_blank(text))}
     return found
 
 

@@ -38,6 +38,7 @@ from briefing.reader.statements import (
     sentence_at,
     sentences_of,
 )
+from core.input import long_runs_blank
 from llmkit.extract import find_urls
 
 # --- the reader ------------------------------------------------------------------------------
@@ -332,7 +333,7 @@ def message_read(
     costly part) runs only while the client's name or company is still unknown."""
     settled = set(known) - set(asked)
     ner = ("clientName" not in settled, "company" not in settled)  # (PER, ORG)
-    return _read_cached(text, language, today, tuple(asked), ner)
+    return _read_cached(long_runs_blank(text), language, today, tuple(asked), ner)
 
 
 @functools.lru_cache(maxsize=256)

@@ -6,8 +6,18 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from core.input import InputError, datetime_problem, json_parse, text_clean, text_problem
+from core.input import (
+    LONGEST_RUN,
+    InputError,
+    datetime_problem,
+    json_parse,
+    long_runs_blank,
+    text_clean,
+    text_problem,
+)
 
 LIMITS = {"max_depth": 4, "max_int_digits": 5}
 
@@ -58,3 +68,20 @@ def test_json_within_the_limits_parses_as_the_standard_parser_does():
         "a": [[["[[[[[[[ in a string", -12345, 1500.0]]],
         "b": "😀\x00",
     }
+
+
+_RUNS = st.lists(
+    st.tuples(st.sampled_from("9аz"), st.integers(1, 3 * LONGEST_RUN), st.sampled_from(" ,.-")),
+    max_size=8,
+)
+
+
+@given(_RUNS)
+@settings(deadline=200)
+def test_runs_longer_than_any_word_are_blanked_and_nothing_else_changes(runs):
+    text = "".join(char * length + separator for char, length, separator in runs)
+    expected = "".join(
+        (char * length if length <= LONGEST_RUN else " ") + separator
+        for char, length, separator in runs
+    )
+    assert long_runs_blank(text) == expected
