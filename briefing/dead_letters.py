@@ -1,12 +1,15 @@
 """The briefing turn as a dead letter's source: a manager's fix answers the failed turn as
-the stage agent would have, and a replay runs the turn's stage agent again."""
+the stage agent would have, a replay runs the turn's stage agent again, and a forgotten
+client's words are erased from the letters and model calls of their turns."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
+from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone
 
 from briefing.access import projects_for_user
 from briefing.agents import stage_answer_check
@@ -14,11 +17,15 @@ from briefing.inbox import inbox_dead_letters_refresh
 from briefing.models import Turn
 from briefing.orchestrator import turn_answer_apply, turn_replay
 from core.errors import ApplicationError, ErrorCode
-from dlq.models import DeadLetter
+from dlq.ledger import briefing_session
+from dlq.models import ClassifierDisagreement, DeadLetter, DeadLetterAction, StructuredCall
 from dlq.sources import ReplaySettle, SourceLink
 from llmkit.parse import ParseOutcome
 
 SOURCE_KIND = "briefing_turn"
+# Every source whose id is a briefing turn's: the stage call's, and level 1's reading of the
+# same client message.
+TURN_SOURCE_KINDS = (SOURCE_KIND, "level1")
 
 
 def _turn(letter: DeadLetter) -> Turn:
@@ -86,3 +93,48 @@ class BriefingTurnSource:
         )
         if project_id is not None:
             inbox_dead_letters_refresh(project_id=project_id)
+
+
+def turn_dead_letters_erase(
+    *, project_id: int, turn_ids: Collection[int], placeholder: str, note: str, actor: Any = None
+) -> dict[str, int]:
+    """Erase a forgotten client's words from the dead letters of these turns of the briefing
+    and from every model call the briefing made, in the caller's transaction. The rows stay
+    (their signatures and history are the parse-quality record); an open letter is discarded
+    with `note`, as there is nothing of the client's left to fix or replay. Returns how many
+    letters and calls were erased."""
+    turns = [str(pk) for pk in turn_ids]
+    of_turns = Q(source_kind__in=TURN_SOURCE_KINDS, source_id__in=turns)
+    letters = list(DeadLetter.objects.select_for_update().filter(of_turns).order_by("pk"))
+    now = timezone.now()
+    for letter in letters:
+        letter.raw_input = placeholder
+        letter.prompt_messages, letter.raw_responses = [], []
+        # Where and how the answer failed stays; the message and the input can quote the client.
+        letter.errors = [
+            {"path": error.get("path", ""), "kind": error.get("kind", ""), "message": "",
+             "input": None}
+            for error in letter.errors if isinstance(error, dict)
+        ]  # fmt: skip
+        if letter.status == DeadLetter.Status.OPEN:
+            letter.status, letter.resolved_at = DeadLetter.Status.DISCARDED, now
+            letter.resolved_by, letter.resolution_note = actor, note
+            letter.replay_requested_at = None
+            DeadLetterAction.objects.create(
+                dead_letter=letter, kind=DeadLetterAction.Kind.DISCARDED, user=actor, note=note
+            )
+        letter.save()
+    # A fix's data is the corrected answer, the client's values in it.
+    DeadLetterAction.objects.filter(dead_letter__in=letters).update(data={})
+    call_ids = {letter.call_id for letter in letters if letter.call_id is not None}
+    call_ids |= set(
+        Turn.objects.filter(pk__in=turn_ids, call__isnull=False).values_list("call_id", flat=True)
+    )
+    calls = StructuredCall.objects.filter(
+        of_turns | Q(session=briefing_session(project_id)) | Q(pk__in=call_ids)
+    )
+    cleared = calls.update(prompt_messages=[], raw_responses=[], coercions=[])
+    ClassifierDisagreement.objects.filter(of_turns).update(text=placeholder)
+    if letters:
+        inbox_dead_letters_refresh(project_id=project_id)
+    return {"dead_letters": len(letters), "calls": cleared}

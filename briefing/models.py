@@ -71,6 +71,9 @@ class Project(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+    # A briefing is never deleted: it is archived (briefing.retention, an event says who and
+    # when), and only forgetting its client erases what the client wrote.
+    archived_at = models.DateTimeField(null=True, blank=True)
     # The inbox's facts (briefing.inbox), rewritten in the transaction of every change, so the
     # dashboard reads one page of rows instead of aggregating turns and events.
     waiting_for = models.CharField(max_length=10, default="client")
@@ -313,6 +316,11 @@ class BriefingEvent(models.Model):
         # The brief read back to the client by code before completion (`given`: 1, or 2
         # after a correction), whichever agent holds the conversation.
         READ_BACK = "read_back"
+        # Archived instead of deleted (briefing.retention); who did it is the actor.
+        PROJECT_ARCHIVED = "project_archived"
+        # The client was forgotten: their data erased from this briefing, its dead letters
+        # and calls; the data holds only how many rows were erased.
+        CLIENT_FORGOTTEN = "client_forgotten"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="events")
     turn = models.ForeignKey(Turn, on_delete=models.SET_NULL, null=True, blank=True)

@@ -1,15 +1,17 @@
 """The briefing app's side of studio's memory (studio.records): completed briefings as a
-client's history, and clearing a client's identity from them when the client is forgotten."""
+client's history, and erasing the client from every briefing of theirs when the client is
+forgotten (briefing.retention)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from django.db import connection
 from django.db.models import Q
 
 from briefing.models import Project
+from briefing.retention import client_briefings_erase
 from studio.records import PastBriefing
 
 FIELDS = ("id", "title", "profile", "completed_at", "created_at")
@@ -67,5 +69,5 @@ class CompletedBriefings:
             if _same_client(project.profile, company=company, contact=contact)
         ][:limit]
 
-    def identity_clear(self, *, pk: int, profile: Mapping[str, Any]) -> None:
-        Project.objects.filter(pk=pk).update(profile=dict(profile))
+    def client_erase(self, *, company: str, contact: str, actor: Any = None) -> int:
+        return client_briefings_erase(company=company, contact=contact, actor=actor)

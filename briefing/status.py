@@ -297,6 +297,12 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
         Kind.PROJECT_PAUSED: (_("paused"), "warn"),
         Kind.PROJECT_RESUMED: (_("resumed"), ""),
         Kind.BRIEF_COMPLETED: (_("brief completed"), "ok"),
+        Kind.PROJECT_ARCHIVED: (_("archived (kept with its history, no longer deletable)"), ""),
+        Kind.CLIENT_FORGOTTEN: (
+            _("the client's data was erased at their request (%(turns)s messages)")
+            % {"turns": data.get("turns", 0)},
+            "warn",
+        ),
         Kind.FOLLOW_UP_REQUESTED: (
             _("the holding reply was not followed up in time: write to the client yourself"),
             "bad",

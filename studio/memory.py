@@ -310,28 +310,19 @@ def snapshot_for_profile(
 
 
 @transaction.atomic
-def client_forget(*, company: str = "", contact: str = "") -> dict[str, int]:
-    """Forget a client on request: their snapshots go, and the earlier briefings' links to
-    them (the identity in those briefings' profiles) are cleared so no rebuild finds them
-    again. Returns what was removed."""
+def client_forget(*, company: str = "", contact: str = "", actor: Any = None) -> dict[str, int]:
+    """Forget a client on request: their snapshots and memory items go, and every briefing of
+    theirs (whatever its status) is erased by the app that holds it: the identity, the
+    turns' text, the events' values, the dead letters and model calls, so no rebuild finds
+    them again; each briefing keeps an event saying who erased it and when, without the
+    data. The only erasure there is (briefings are archived, never deleted). Returns what
+    was removed."""
     keys = [k for k in (company and company_key(company), contact and contact_key(contact)) if k]
     removed, _ = ClientSnapshot.objects.filter(key__in=keys).delete()
     items, _ = MemoryItem.objects.filter(key__in=keys).delete()
     _fts5_purge()
-    unlinked = 0
-    briefings = past_briefings()
-    for project in briefings.completed():
-        intro = dict((project.profile or {}).get("intro", {}))
-        hit = (company and isinstance(intro.get("company"), str)
-               and company_key(intro["company"]) in keys) or (
-            contact and isinstance(intro.get("contact"), str)
-            and contact_key(intro["contact"]) in keys)  # fmt: skip
-        if hit:
-            for name in ("company", "contact", "clientName"):
-                intro.pop(name, None)
-            briefings.identity_clear(pk=project.pk, profile={**project.profile, "intro": intro})
-            unlinked += 1
-    return {"snapshots": removed, "items": items, "briefings_unlinked": unlinked}
+    erased = past_briefings().client_erase(company=company, contact=contact, actor=actor)
+    return {"snapshots": removed, "items": items, "briefings_unlinked": erased}
 
 
 # --- per-turn retrieval ---------------------------------------------------------------------

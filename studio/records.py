@@ -45,8 +45,10 @@ class BriefingRecords(Protocol):
         """The client's completed briefings, newest first: the company case-insensitively
         (in any script) or the very contact."""
 
-    def identity_clear(self, *, pk: int, profile: Mapping[str, Any]) -> None:
-        """Store `profile` (the client's identity removed) as the briefing's."""
+    def client_erase(self, *, company: str, contact: str, actor: Any = None) -> int:
+        """Erase the client with this company or contact (compared as memory keys) from every
+        briefing of theirs, whatever its status, leaving a record of the erasure; returns how
+        many briefings were erased."""
 
 
 class LeadRecords(Protocol):
@@ -66,8 +68,8 @@ class _NoBriefings:
     ) -> list[PastBriefing]:
         return []
 
-    def identity_clear(self, *, pk: int, profile: Mapping[str, Any]) -> None:
-        raise LookupError(f"no briefing records are registered to clear briefing {pk}")
+    def client_erase(self, *, company: str, contact: str, actor: Any = None) -> int:
+        return 0  # no briefing app: no briefings to erase the client from
 
 
 class _NoLeads:
