@@ -18,6 +18,7 @@ from briefing.services import MAX_CLIENT_TEXT, client_message_receive
 from briefing.texts import text as code_text
 from config.client_ip import client_ip
 from core.errors import ApplicationError
+from core.input import plain_int
 
 # The client sees these roles only; fields, events, prompts and notes never reach the page.
 VISIBLE_ROLES = (Turn.Role.CLIENT, Turn.Role.AGENT, Turn.Role.PRODUCER)
@@ -88,8 +89,7 @@ REFUSAL_STATUS = {"throttled": 429, "idempotency_key_reused": 409}
 
 def _after(request: HttpRequest) -> int | None:
     """The last message the page shows (the poller's, sent with the form); None if unknown."""
-    after = request.POST.get("after", "") or request.GET.get("after", "")
-    return int(after) if after.isdigit() else None
+    return plain_int(request.POST.get("after", "") or request.GET.get("after", ""))
 
 
 def _gone(request: HttpRequest, token: str) -> HttpResponse:
@@ -190,10 +190,10 @@ def client_messages(request: HttpRequest, token: str) -> HttpResponse:
     project = _project(token)
     if project is None:
         return _gone(request, token)
-    after = request.GET.get("after", "")
-    if after.isdigit():
+    after = plain_int(request.GET.get("after", ""))
+    if after is not None:
         last = project.turns.filter(role__in=VISIBLE_ROLES).aggregate(last=Max("seq"))["last"]
-        if int(after) == (last or 0) and request.GET.get("state") == _state(project)["state"]:
+        if after == (last or 0) and request.GET.get("state") == _state(project)["state"]:
             return HttpResponse(status=204)
-    context = _context(project, after=int(after) if after.isdigit() else 0)
+    context = _context(project, after=after or 0)
     return render(request, f"{TEMPLATE}#update", context)

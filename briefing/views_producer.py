@@ -48,6 +48,7 @@ from briefing.stages.registry import spec_for, stages_for
 from briefing.status import StageRow, activity_lines, stage_rows, status_lines
 from config.http import HtmxHttpRequest
 from core.errors import ApplicationError
+from core.input import plain_int
 from dlq.models import DeadLetter
 from studio.selectors import client_memory
 
@@ -268,15 +269,16 @@ def project_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if download:
         return _download(project, download)
     if request.htmx:
-        after, open_turns = request.GET.get("after", ""), request.GET.get("open", "")
-        if after.isdigit():
+        after = plain_int(request.GET.get("after", ""))
+        open_turns = plain_int(request.GET.get("open", ""))
+        if after is not None:
             last, still_open = _transcript_state(project)
-            if int(after) == last and (not open_turns.isdigit() or int(open_turns) == still_open):
+            if after == last and open_turns in (None, still_open):
                 return HttpResponse(status=204)
         inbox_mark_read(project=project, user=request.user)  # its producer is looking
         context = _detail_context(request, project)
-        if after.isdigit():
-            return _transcript_update(request, context, after=int(after))
+        if after is not None:
+            return _transcript_update(request, context, after=after)
         return _sections(request, context, "transcript", oob=("status", "brief"))
     inbox_mark_read(project=project, user=request.user)
     return render(request, DETAIL_TEMPLATE, _detail_context(request, project))
@@ -296,7 +298,7 @@ def _transcript_update(
     views = context["turns"]
     # The turns open at the last poll (`seqs`) may have changed since: each is swapped again.
     seqs = request.GET.get("seqs") or request.POST.get("seqs") or ""
-    was_open = {int(n) for n in seqs.split(",") if n.isdigit()}
+    was_open = {plain_int(n) for n in seqs.split(",")} - {None}
     new = [v for v in views if v.turn.seq > after]
     changed = [
         v for v in views
@@ -423,11 +425,11 @@ def _act(request: HtmxHttpRequest, project: Project, action: str) -> None:
     elif action == "unlock":
         lock_remove(project=project, key=post.get("key", ""), user=user)
     elif action in ("lock_accept", "lock_reject"):
-        proposal = post.get("proposal", "")
-        if not proposal.isdigit():
+        proposal = plain_int(post.get("proposal", ""))
+        if proposal is None:
             raise ApplicationError("which proposed change?")
         lock_change_decide(
-            project=project, proposal_id=int(proposal), accept=action == "lock_accept", user=user
+            project=project, proposal_id=proposal, accept=action == "lock_accept", user=user
         )
     elif action == "takeover":
         takeover_start(project=project, user=user)
@@ -500,9 +502,9 @@ def project_action(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if action == "message":
         # The new message joins the transcript as the poller would add it: appended after the
         # last turn the page shows (the form carries the poller's `after`).
-        after = request.POST.get("after", "")
-        if after.isdigit():
-            update = _transcript_update(request, context, after=int(after), sections=("poller",))
+        after = plain_int(request.POST.get("after", ""))
+        if after is not None:
+            update = _transcript_update(request, context, after=after, sections=("poller",))
             response.content += update.content
         else:
             response.content += render_to_string(

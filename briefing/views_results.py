@@ -29,6 +29,7 @@ from briefing.results import (
     stage_choices,
 )
 from config.http import HtmxHttpRequest
+from core.input import plain_int
 
 RESULTS_TEMPLATE = "briefing/results.html"
 PAGE_SIZE = 50
@@ -163,10 +164,8 @@ def results(request: HtmxHttpRequest) -> HttpResponse:
     page's rows only, appended under the ones already shown."""
     language = _language(request)
     form, rows = _filtered(request, language)
-    after = request.GET.get("after", "")
-    page, next_after = results_page(
-        rows, after=int(after) if after.isdigit() else None, size=PAGE_SIZE
-    )
+    after = plain_int(request.GET.get("after", ""))
+    page, next_after = results_page(rows, after=after, size=PAGE_SIZE)
     columns = results_columns(language=language)
     table = [
         (project, [cell_text(v, language=language) for v in results_values(
@@ -183,7 +182,7 @@ def results(request: HtmxHttpRequest) -> HttpResponse:
         "table": table,
         "next_after": next_after,
         "filter_query": filters,
-        "paged": after.isdigit(),
+        "paged": after is not None,
     }
     template = f"{RESULTS_TEMPLATE}#page" if request.htmx else RESULTS_TEMPLATE
     return render(request, template, context)

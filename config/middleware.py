@@ -1,17 +1,19 @@
-"""Request middleware: refuses a URL holding text no view can look a thing up by (a NUL
-character in the path or the query string, which no PostgreSQL text holds), answered 400
-before any view or the database sees it; and picks the back office's language."""
+"""Request middleware: refuses a request holding text no view can read, answered 400 before
+any view, the CSRF check or the database sees it: a NUL character in the path or the query
+string (no PostgreSQL text holds one), or a form body declared in a charset other than
+UTF-8 (Django refuses to read such a form with BadRequest wherever it is first read, the
+CSRF check included, and its 400 page then read it again: a 500); and picks the back
+office's language."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from django.conf import settings
-from django.core.exceptions import BadRequest
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.middleware.locale import LocaleMiddleware
 from django.utils import translation
-from django.views.defaults import bad_request
+from django.views.defaults import ERROR_PAGE_TEMPLATE
 
 from core.input import text_problem
 
@@ -19,8 +21,24 @@ from core.input import text_problem
 JSON_PATH_PREFIXES = ("/api/", "/crm/inbound/")
 
 
-def _url_problem(request: HttpRequest) -> tuple[str, str]:
-    """(where, why) of the first part of the URL that cannot be used, or ("", "")."""
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def _charset_problem(request: HttpRequest) -> str:
+    """Why a form body cannot be read, or "": its declared charset must be UTF-8."""
+    charset = request.content_params.get("charset") if request.content_params else None
+    if request.content_type not in FORM_TYPES or not charset:
+        return ""
+    if charset.lower() == "utf-8":  # Django reads a form in no other spelling or charset
+        return ""
+    return f"is declared as {charset[:40]!r}; a form must be sent as UTF-8 (charset=utf-8)"
+
+
+def _request_problem(request: HttpRequest) -> tuple[str, str]:
+    """(where, why) of the first part of the request that cannot be used, or ("", "")."""
+    problem = _charset_problem(request)
+    if problem:
+        return "$body", problem
     problem = text_problem(request.path_info)
     if problem:
         return "$path", problem
@@ -37,19 +55,24 @@ def _quoted(name: str) -> str:
     return name.replace("\x00", "\\x00")
 
 
-class UrlTextMiddleware:
+class RequestTextMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        where, problem = _url_problem(request)
+        where, problem = _request_problem(request)
         if not problem:
             return self.get_response(request)
-        message = f"The URL is not valid: {'its path' if where == '$path' else where} {problem}."
+        part = {"$path": "The URL is not valid: its path", "$body": "The body"}.get(
+            where, f"The URL is not valid: {where}"
+        )
+        message = f"{part} {problem}."
         if request.path_info.startswith(JSON_PATH_PREFIXES):
             error = {"code": "invalid", "message": message, "fields": {where: problem}}
             return JsonResponse({"error": error}, status=400)
-        return bad_request(request, BadRequest(message))
+        # Django's page, not its view: the view's CSRF decorator would read the form again.
+        page = ERROR_PAGE_TEMPLATE % {"title": "Bad Request (400)", "details": ""}
+        return HttpResponseBadRequest(page)
 
 
 # The session key holding the language a logged-in user chose (briefing.profiles writes it at

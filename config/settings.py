@@ -76,7 +76,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
-    "config.middleware.UrlTextMiddleware",
+    "config.middleware.RequestTextMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The back office speaks the producer's language: the switcher's cookie, else the
     # browser's; the API keeps English (config.middleware.BackOfficeLocaleMiddleware).

@@ -38,6 +38,16 @@ def long_runs_blank(text: str) -> str:
     return _LONG_RUN.sub(" ", text)
 
 
+_PLAIN_INT = re.compile(r"[0-9]{1,18}")
+
+
+def plain_int(value: str) -> int | None:
+    """A non-negative integer written in at most 18 ASCII digits (a query parameter, a form
+    field), else None: "²" passes str.isdigit() but not int(), and int() refuses more than
+    4,300 digits, both with an exception that would be a 500."""
+    return int(value) if _PLAIN_INT.fullmatch(value) else None
+
+
 class InputError(ValueError):
     """Input refused: why, and where (a path such as "sender" or "items.2.name"; "$" for
     the whole body)."""
