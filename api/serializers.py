@@ -9,6 +9,7 @@ from rest_framework import serializers
 from briefing.models import LANGUAGE_CHOICES, BriefingEvent, Project, StageRun, Turn
 from briefing.services import MAX_CLIENT_TEXT
 from briefing.stages.registry import BRIEFING_TYPES
+from core.input import date_problem, id_problem
 from crm.models import Lead
 from dlq.models import DeadLetter
 
@@ -30,6 +31,26 @@ class TextField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data.replace("\x00", ""))
+
+
+class IdField(TextField):
+    """Another system's identifier: text without control characters (refused, not dropped:
+    "c\\u00001" must not become "c1" and overwrite another record)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and id_problem(data):
+            raise serializers.ValidationError(id_problem(data))
+        return super().to_internal_value(data)
+
+
+class SaneDateField(serializers.DateField):
+    """A date a person means: 1970-2100 (core.input.date_problem)."""
+
+    def to_internal_value(self, value):
+        parsed = super().to_internal_value(value)
+        if date_problem(parsed):
+            raise serializers.ValidationError(date_problem(parsed))
+        return parsed
 
 
 class BriefingSerializer(serializers.ModelSerializer):

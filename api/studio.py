@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.models import ApiToken
-from api.serializers import TextField
+from api.serializers import IdField, SaneDateField, TextField
 from studio.models import CalendarPeriod, PortfolioItem, RateCardItem
 from studio.services import calendar_period_delete, calendar_period_upsert
 
@@ -39,9 +39,9 @@ class CalendarPeriodSerializer(serializers.ModelSerializer):
 
 
 class CalendarPushSerializer(serializers.Serializer):
-    external_id = TextField(max_length=100)
-    starts_on = serializers.DateField()
-    ends_on = serializers.DateField()
+    external_id = IdField(max_length=100)
+    starts_on = SaneDateField()
+    ends_on = SaneDateField()
     status = serializers.ChoiceField(choices=CalendarPeriod.Status.choices)
     note = TextField(max_length=200, required=False, default="", allow_blank=True)
 

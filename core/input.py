@@ -8,13 +8,20 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 # A date outside these is a forgery or a broken clock; inside, every time zone conversion
 # stays in datetime's range (year 1 to 9999), so no later reading of it can overflow.
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 LATEST = datetime(3000, 1, 1, tzinfo=UTC)
+
+# A date a person means (a deadline, a period of the studio's calendar) lies between these;
+# outside them it is a typo or a probe, and the day-by-day tools would walk centuries.
+DATE_EARLIEST = date(1970, 1, 1)
+DATE_LATEST = date(2100, 12, 31)
+# An identifier another system gives us: printable text, no control characters.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # A surrogate can reach a parsed string only as an escape (or raw, in text that was never
@@ -65,6 +72,19 @@ def text_problem(value: str) -> str:
         return "must not contain NUL characters"
     if _LONE_SURROGATE.search(value):
         return "must be valid Unicode (it holds a lone surrogate)"
+    return ""
+
+
+def id_problem(value: str) -> str:
+    """Why a text cannot be an identifier, or "": a NUL or another control character would
+    be dropped or shown differently somewhere, and two ids would become one."""
+    return "must not contain control characters" if _CONTROL.search(value) else ""
+
+
+def date_problem(value: date) -> str:
+    """Why a date cannot be one a person means, or "": it must lie within 1970-2100."""
+    if not DATE_EARLIEST <= value <= DATE_LATEST:
+        return f"must lie between {DATE_EARLIEST.isoformat()} and {DATE_LATEST.isoformat()}"
     return ""
 
 

@@ -177,19 +177,27 @@ def portfolio_search(args: PortfolioSearchArgs) -> PortfolioSearchResult:
     )
 
 
+# How far ahead the calendar answers: a production is planned within this; a later date is
+# a typo (or a probe: the day-by-day walk of "31 December 9999" cost 4 s of CPU).
+CALENDAR_HORIZON_DAYS = 3 * 366
+
+
 def _working_days(first: datetime.date, last: datetime.date) -> set[datetime.date]:
-    days, day = set(), first
-    while day <= last:
-        if day.weekday() < 5:
-            days.add(day)
-        day += datetime.timedelta(days=1)
-    return days
+    """Monday to Friday from `first` to `last`, both included (ordinals: no date overflows,
+    even at 9999-12-31)."""
+    days = (datetime.date.fromordinal(n) for n in range(first.toordinal(), last.toordinal() + 1))
+    return {day for day in days if day.weekday() < 5}
 
 
 def calendar_check(args: CalendarCheckArgs, *, today: datetime.date) -> CalendarCheckResult:
     start = today + datetime.timedelta(days=1)
     if args.deadline < start:
         raise ToolFailure(f"the deadline {args.deadline.isoformat()} is not after today")
+    if (args.deadline - today).days > CALENDAR_HORIZON_DAYS:
+        raise ToolFailure(
+            f"the deadline {args.deadline.isoformat()} is more than {CALENDAR_HORIZON_DAYS} "
+            "days away: the calendar is not planned that far; ask the client to confirm it"
+        )
     window = _working_days(start, args.deadline)
     periods = list(
         CalendarPeriod.objects.filter(starts_on__lte=args.deadline, ends_on__gte=start).order_by(
@@ -198,8 +206,8 @@ def calendar_check(args: CalendarCheckArgs, *, today: datetime.date) -> Calendar
     )
     busy: set[datetime.date] = set()
     tentative: set[datetime.date] = set()
-    for period in periods:
-        days = window & _working_days(period.starts_on, period.ends_on)
+    for period in periods:  # only the part inside the window is walked
+        days = _working_days(max(period.starts_on, start), min(period.ends_on, args.deadline))
         (busy if period.status == CalendarPeriod.Status.BUSY else tentative).update(days)
     tentative -= busy
     free = len(window) - len(busy) - len(tentative)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from dateutil.easter import EASTER_ORTHODOX, EASTER_WESTERN, easter
 
+from core.input import date_problem
 from llmkit.extract import find_deadlines
 from llmkit.extract.numbers import parse_number
 
@@ -135,7 +136,8 @@ def deadlines_find(text: str, *, today: datetime.date, language: str) -> list[Da
         ]
     if not found and _DATEISH.search(text):
         found = _dateparser_find(text, today=today, language=language)
-    return sorted(found, key=lambda f: f.start)
+    # "31 December 9999" is no deadline a person means (and the calendar would walk to it).
+    return sorted((f for f in found if not date_problem(f.value)), key=lambda f: f.start)
 
 
 def _dateparser_find(text: str, *, today: datetime.date, language: str) -> list[DateFinding]:

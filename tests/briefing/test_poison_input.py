@@ -36,3 +36,9 @@ def test_a_poison_message_is_answered_and_later_messages_are_read(project, say, 
     assert not DeadLetter.objects.exists()
     replies = project.turns.filter(role=Turn.Role.AGENT)
     assert replies.count() == 2
+
+
+def test_a_deadline_no_person_means_is_not_read(project, say):
+    say(project, "Сдать нужно к 31 декабря 9999 года, бюджет 500 тысяч рублей")
+    assert "deadline" not in stage_fields(project, "budget")
+    assert stage_fields(project, "budget")["budget"] == 500_000

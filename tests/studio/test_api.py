@@ -57,3 +57,24 @@ def test_the_demo_data_loads_once(capsys):
     assert (CalendarPeriod.objects.count(),) == counts == (3,)
     call_command("studio_demo_data", "--if-empty")
     assert "already has data" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "words"),
+    [
+        ({"ends_on": "9999-12-31"}, "ends_on", "between 1970-01-01 and 2100-12-31"),
+        ({"starts_on": "0001-01-01"}, "starts_on", "between 1970-01-01 and 2100-12-31"),
+        ({"external_id": "c\u00001"}, "external_id", "control characters"),
+        ({"external_id": "c\n1"}, "external_id", "control characters"),
+    ],
+)
+def test_a_period_no_calendar_can_hold_is_refused_at_its_field(api, change, field, words):
+    planner = api("calendar:write", name="planner")
+    first = {"external_id": "c1", "starts_on": "2027-05-01", "ends_on": "2027-05-10",
+             "status": "busy"}  # fmt: skip
+    assert planner.post("/api/v1/studio/calendar/", first, format="json").status_code == 201
+    refused = planner.post("/api/v1/studio/calendar/", {**first, **change}, format="json")
+    assert refused.status_code == 400
+    assert words in str(refused.json()["error"]["fields"][field])
+    period = CalendarPeriod.objects.get()  # nothing overwritten, nothing added
+    assert (period.external_id, str(period.ends_on)) == ("c1", "2027-05-10")

@@ -127,3 +127,16 @@ def test_client_history_finds_leads_by_the_exact_contact(demo):
                         summary="Чужая заявка", emails=["not-oleg@polar-berry.ru"])  # fmt: skip
     history = client_history(ClientHistoryArgs(contact="oleg@polar-berry.ru"), exclude_project=None)
     assert [(i.source, i.title) for i in history.items] == [("lead", "Ролик к запуску морсов")]
+
+
+def test_a_period_to_the_end_of_time_does_not_break_the_calendar(demo):
+    CalendarPeriod.objects.create(
+        starts_on=datetime.date(2027, 3, 15), ends_on=datetime.date.max, status="busy",
+        source="planner", external_id="forever",
+    )  # fmt: skip
+    check = calendar_check(
+        CalendarCheckArgs(deadline=datetime.date(2027, 3, 19), working_days_needed=2), today=TODAY
+    )
+    assert check.busy_working_days == 10  # March 8-19: the demo's booking and this one
+    with pytest.raises(ToolFailure, match="more than 1098 days away"):
+        calendar_check(CalendarCheckArgs(deadline=datetime.date(9999, 12, 31)), today=TODAY)
