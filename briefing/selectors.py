@@ -3,11 +3,14 @@ state of one briefing."""
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Case, CharField, F, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.utils import timezone
 
 from briefing.inbox import InboxFacts, inbox_facts
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
@@ -131,3 +134,21 @@ def project_page_reads(project: Project) -> ProjectPageReads:
         locks=list(project.locks.select_related("set_by")),
         lock_proposals=lock_proposals_pending(project),
     )
+
+
+def workers_stalled_minutes(*, now: datetime.datetime | None = None) -> int | None:
+    """Whole minutes the oldest client turn has waited for a worker, when that is longer
+    than BRIEFING_STALL_ALERT_S (None otherwise): no worker is taking turns (stopped,
+    crashed, or cut off from the broker), and the inbox tells every producer so."""
+    oldest = (
+        Turn.objects.filter(
+            role=Turn.Role.CLIENT, status__in=[Turn.Status.RECEIVED, Turn.Status.PROCESSING]
+        )
+        .order_by("created_at")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+    if oldest is None:
+        return None
+    waited = ((now or timezone.now()) - oldest).total_seconds()
+    return int(waited // 60) if waited > settings.BRIEFING_STALL_ALERT_S else None

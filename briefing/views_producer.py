@@ -26,7 +26,7 @@ from briefing.forms import DashboardFilterForm, ProjectNewForm, field_inputs, fi
 from briefing.inbox import NEEDS, inbox_mark_read, inbox_page, inbox_version
 from briefing.models import Project, StageRun, Turn
 from briefing.routing import briefing_cost, project_strong_model_set
-from briefing.selectors import project_page_reads
+from briefing.selectors import project_page_reads, workers_stalled_minutes
 from briefing.services import (
     client_link_revoke,
     client_link_rotate,
@@ -107,6 +107,7 @@ def dashboard(request: HtmxHttpRequest) -> HttpResponse:
         "poll_query": poll.urlencode(),
         "older_query": older.urlencode() if next_cursor else "",
         "first_query": first.urlencode() if request.GET.get("after") else None,
+        "stalled_minutes": None if request.htmx else workers_stalled_minutes(),
     }
     template = f"{DASHBOARD_TEMPLATE}#rows" if request.htmx else DASHBOARD_TEMPLATE
     return render(request, template, context)

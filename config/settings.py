@@ -317,6 +317,9 @@ BRIEFING_TURN_MAX_LOST_CLAIMS = env_int("BRIEFING_TURN_MAX_LOST_CLAIMS", 2)
 # A holding reply whose dead letter is not fixed or replayed within this many seconds asks the
 # briefing's producer to follow up with the client themself (the inbox puts it first).
 BRIEFING_HOLDING_FOLLOW_UP_S = env_int("BRIEFING_HOLDING_FOLLOW_UP_S", 900)
+# A client message that waited this many seconds for a worker puts a banner on every
+# producer's inbox: no worker is taking turns (a turn takes seconds when one is).
+BRIEFING_STALL_ALERT_S = env_int("BRIEFING_STALL_ALERT_S", 120)
 # Client messages allowed per briefing link and per sender address on the chat page (the
 # API's messages endpoint counts per briefing), each a list of <count>/<period>: a message
 # past any of them is refused (429), nothing stored or queued. Counted in the cache (see

@@ -31,6 +31,7 @@ from briefing.services import (
     project_create,
     project_pause,
     project_resume,
+    turn_receive,
 )
 from dlq.services import dead_letter_fix_apply
 from tests.briefing.conftest import FIXED_INTRO
@@ -386,3 +387,22 @@ def test_a_whole_conversation_keeps_the_stored_facts_without_recomputing_them(
     assert stored_facts_differences() == []
     producer_message_post(project=fresh(project), text="Сделаем.", user=producer)
     assert (fresh(project).needs_reason, fresh(project).waiting_for) == ("", "nobody")
+
+
+def test_a_message_no_worker_takes_puts_a_banner_on_every_inbox(project, client, settings):
+    settings.BRIEFING_STALL_ALERT_S = 120
+    client.force_login(user_in_group("other", "Producers"))
+    # Stored, never processed: no worker (the suite's Celery is in process; nothing runs
+    # without the commit callbacks).
+    turn = turn_receive(project=project, text="Здравствуйте!")
+    assert "no worker is taking" not in client.get("/", headers={"Accept-Language": "en"}).text
+    Turn.objects.filter(pk=turn.pk).update(
+        created_at=timezone.now() - datetime.timedelta(minutes=7)
+    )
+    page = client.get("/", headers={"Accept-Language": "en"}).text
+    assert "A client message has waited 7 minutes for an answer" in page
+    russian = client.get("/", headers={"Accept-Language": "ru"}).text
+    assert "no worker" not in russian and "7" in russian
+    Turn.objects.filter(pk=turn.pk).update(status=Turn.Status.DONE)  # a worker took it
+    inbox_refresh(project_id=project.pk)
+    assert "no worker is taking" not in client.get("/", headers={"Accept-Language": "en"}).text
