@@ -7,11 +7,13 @@ transaction; everything the turn changes is written in one transaction at its en
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.utils import timezone
 
@@ -52,7 +54,7 @@ from briefing.stages.readers import read_contact
 from briefing.stages.registry import stages_for
 from briefing.texts import text as code_text
 from briefing.tool_use import memory_prefill, turn_tools_run
-from briefing.turn_claims import late_answer_claim, turn_claim_next
+from briefing.turn_claims import late_answer_claim, turn_claim_fail, turn_claim_next
 from briefing.turn_outcome import turn_commit
 from briefing.turn_work import Reply, TurnWork
 from llmkit.guard import guard_check, guard_reply
@@ -61,6 +63,7 @@ from llmkit.structured import StructuredResult
 from webhooks.events import brief_completed_emit
 
 Kind = BriefingEvent.Kind
+logger = logging.getLogger(__name__)
 
 # Level 1's attacks get level 0's refusal (the turn's meta "guard" names the canned reply).
 GUARD_LEVEL1_KIND = "prompt_extraction"
@@ -93,7 +96,15 @@ def project_turns_drain(*, project_id: int, time_left_s: float | None = None) ->
             if claimed > 0:
                 return claimed
             continue
-        if not turn_process(claimed.turn, earlier=claimed.earlier):
+        try:
+            more = turn_process(claimed.turn, earlier=claimed.earlier)
+        except SoftTimeLimitExceeded:
+            raise
+        except Exception as error:  # one turn's failure must not hold up the briefing
+            logger.exception("briefing %s: turn %s failed", project_id, claimed.turn.pk)
+            turn_claim_fail(claimed.turn, error)
+            continue
+        if not more:
             return None
 
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from briefing.models import Project, StageRun, Turn
 from briefing.turn_outcome import turn_dead_letter_lost
-from briefing.turn_work import CLAIMS_LOST, TurnWork, briefing_state_read
+from briefing.turn_work import CLAIMS_LOST, PROCESSING_ERROR, TurnWork, briefing_state_read
 from core.errors import ApplicationError
 
 
@@ -70,6 +70,21 @@ def turn_claim_next(*, project_id: int, now: datetime.datetime) -> Claim | float
         turn_dead_letter_lost(oldest)
         return 0.0
     return Claim(oldest, earlier)
+
+
+def turn_claim_fail(turn: Turn, error: Exception) -> None:
+    """The claimed turn's processing raised `error` (a bug, or input no code foresaw): its
+    claim ends now, as an expired one, with the error in its `meta`. The drain then claims
+    it again at once (a lost claim), and after BRIEFING_TURN_MAX_LOST_CLAIMS it becomes a
+    dead letter with the holding reply: the briefing's later turns do not wait a lease each
+    time behind it."""
+    lease = datetime.timedelta(seconds=settings.BRIEFING_TURN_LEASE_S)
+    stored = Turn.objects.filter(pk=turn.pk).values_list("meta", flat=True).first() or {}
+    meta = {**stored, PROCESSING_ERROR: f"{type(error).__name__}: {error}"[:300]}
+    expired = turn.claimed_at - lease - datetime.timedelta(seconds=1)
+    Turn.objects.filter(
+        pk=turn.pk, status=Turn.Status.PROCESSING, claimed_at=turn.claimed_at
+    ).update(claimed_at=expired, meta=meta)
 
 
 def turns_pending_project_ids() -> list[int]:

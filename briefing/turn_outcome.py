@@ -22,7 +22,14 @@ from briefing.inbox import (
 )
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.texts import text as code_text
-from briefing.turn_work import CLAIMS_LOST, STAGE_STATE_FIELDS, Reply, TurnWork, stage_state
+from briefing.turn_work import (
+    CLAIMS_LOST,
+    PROCESSING_ERROR,
+    STAGE_STATE_FIELDS,
+    Reply,
+    TurnWork,
+    stage_state,
+)
 from dlq.models import StructuredCall
 from llmkit.parse import FieldError, as_target
 from studio.memory import memory_key_pair
@@ -147,11 +154,19 @@ def turn_dead_letter_lost(turn: Turn) -> None:
     stage = next((s for s in work.stages if s.key == turn.stage_key), None) or work.current()
     stage_key = stage.key if stage else turn.stage_key
     turn.stage_key = stage_key
-    lost = turn.meta.get(CLAIMS_LOST, 0)
-    error = FieldError(
-        "$", "processing_lost",
-        f"the turn's processing was lost {lost} times (its worker died or hung past the "
-        f"{settings.BRIEFING_TURN_LEASE_S}-second lease); it was not tried again",
+    lost, raised = turn.meta.get(CLAIMS_LOST, 0), turn.meta.get(PROCESSING_ERROR)
+    error = (
+        FieldError(
+            "$", "processing_failed",
+            f"the turn's processing failed {lost} times, the last with {raised}; it was not "
+            "tried again",
+        )
+        if raised
+        else FieldError(
+            "$", "processing_lost",
+            f"the turn's processing was lost {lost} times (its worker died or hung past the "
+            f"{settings.BRIEFING_TURN_LEASE_S}-second lease); it was not tried again",
+        )
     )  # fmt: skip
     schema_name = as_target(work.spec(stage).answer_model).name if stage else "turn"
 

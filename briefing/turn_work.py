@@ -19,8 +19,10 @@ from llmkit.pools import TurnMeter
 from studio.memory import SnapshotReads
 from studio.models import ClientSnapshot
 
-# The turn `meta` key counting claims that expired with their worker.
+# The turn `meta` key counting claims that expired with their worker (or ended with an
+# exception: turn_claim_fail), and the key holding the last exception, if any.
 CLAIMS_LOST = "claims_lost"
+PROCESSING_ERROR = "processing_error"
 
 
 @dataclass

@@ -42,3 +42,28 @@ def test_a_deadline_no_person_means_is_not_read(project, say):
     say(project, "Сдать нужно к 31 декабря 9999 года, бюджет 500 тысяч рублей")
     assert "deadline" not in stage_fields(project, "budget")
     assert stage_fields(project, "budget")["budget"] == 500_000
+
+
+def test_a_turn_that_raises_is_answered_once_and_does_not_hold_up_the_next(
+    project, say, monkeypatch
+):
+    from briefing.reader import read
+
+    real = read._read_cached
+
+    def poisoned(text, *args, **kwargs):
+        if "POISON" in text:
+            raise RecursionError("a reading no code foresaw")
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(read, "_read_cached", poisoned)
+    failed = say(project, "POISON")
+    assert failed.status == Turn.Status.FAILED
+    letter = DeadLetter.objects.get(source_id=str(failed.pk))
+    assert letter.errors[0]["kind"] == "processing_failed"
+    assert "RecursionError: a reading no code foresaw" in letter.errors[0]["message"]
+    holding = project.turns.filter(role=Turn.Role.AGENT)
+    assert holding.count() == 1  # one holding reply, not one per attempt
+    answered = say(project, "Бюджет 500 тысяч рублей")
+    assert answered.status == Turn.Status.DONE
+    assert stage_fields(project, "budget")["budget"] == 500_000
