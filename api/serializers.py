@@ -4,6 +4,7 @@ a model's narration."""
 from __future__ import annotations
 
 from django.core.validators import ProhibitNullCharactersValidator, RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from briefing.models import LANGUAGE_CHOICES, BriefingEvent, Project, StageRun, Turn
@@ -37,12 +38,21 @@ class IdField(TextField):
     """Another system's identifier: text without control characters (refused, not dropped:
     "c\\u00001" must not become "c1" and overwrite another record)."""
 
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        # The schema's pattern (read by drf-spectacular, beside maxLength); the check itself
+        # is made before TextField drops NULs.
+        self.validators.append(RegexValidator(r"^[^\x00-\x1f\x7f]*$", "control characters"))
+
     def to_internal_value(self, data):
         if isinstance(data, str) and id_problem(data):
             raise serializers.ValidationError(id_problem(data))
         return super().to_internal_value(data)
 
 
+@extend_schema_field(
+    {"type": "string", "format": "date", "pattern": "^(19[7-9][0-9]|20[0-9][0-9]|2100)-"}
+)
 class SaneDateField(serializers.DateField):
     """A date a person means: 1970-2100 (core.input.date_problem)."""
 
