@@ -5,7 +5,16 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
 
-from crm.models import InboundMessage, Lead, LeadContact, LeadIntent, LeadProduct, LeadType
+from crm.models import (
+    InboundMessage,
+    Lead,
+    LeadContact,
+    LeadIntent,
+    LeadProduct,
+    LeadType,
+    MailboxAttempt,
+    MailboxPoll,
+)
 from crm.services import lead_type_touch
 
 
@@ -147,3 +156,29 @@ class LeadContactAdmin(admin.ModelAdmin):
     list_filter = ("kind",)
     search_fields = ("value",)
     raw_id_fields = ("lead",)
+
+
+@admin.register(MailboxPoll)
+class MailboxPollAdmin(admin.ModelAdmin):
+    """The IMAP poll's lock of each mailbox, to look at: a claim of a poll that died lapses
+    by itself (crm.mailbox_poll)."""
+
+    list_display = ("mailbox", "status", "claimed_at")
+    search_fields = ("mailbox",)
+    readonly_fields = list_display
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(MailboxAttempt)
+class MailboxAttemptAdmin(admin.ModelAdmin):
+    """Mails of a mailbox whose storing failed and will be tried again (deleting a row starts
+    its count afresh)."""
+
+    list_display = ("mailbox", "raw_sha256", "attempts", "last_error", "first_at")
+    search_fields = ("mailbox", "raw_sha256", "last_error")
+    readonly_fields = list_display
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -164,14 +164,16 @@ def imap_poll(
     limit: int = 200,
     ssl_context: ssl_module.SSLContext | None = None,
     abort_on: tuple[type[BaseException], ...] = (),
+    keep_going: Callable[[], bool] | None = None,
 ) -> ImapPollResult:
     """Fetch up to `limit` unseen messages, oldest first, and hand each to `store(raw, uid)`.
 
     A message gets \\Seen only after `store` returned; when `store` raises, the message
     stays unseen for the next poll and this poll goes on with the next one (the error is
-    counted and kept). Exceptions in `abort_on` (say, a task's soft time limit) are not
-    counted but end the poll. Connection, login and folder problems raise ImapError. The
-    session is always logged out.
+    counted and kept; `store` decides when to stop retrying one). Exceptions in `abort_on`
+    (say, a task's soft time limit) are not counted but end the poll. `keep_going` is asked
+    before each message (the poll's lock still held?); when it says no, the poll ends there.
+    Connection, login and folder problems raise ImapError. The session is always logged out.
     """
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
@@ -182,6 +184,9 @@ def imap_poll(
         _login_and_select(connection, settings)
         uids = _unseen_uids(connection)
         for uid in uids[:limit]:
+            if keep_going is not None and not keep_going():
+                errors.append(f"stopped before uid {uid}: the poll's lock was lost")
+                break
             raw = _fetch(connection, uid)
             if isinstance(raw, str):
                 failed += 1

@@ -240,3 +240,41 @@ class InboundMessage(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_channel_display()} from {self.sender or '?'}: {self.subject[:60]}"
+
+
+class MailboxPoll(models.Model):
+    """One IMAP mailbox's poll lock: a poll claims this row with a conditional UPDATE (a
+    lease, renewed before each mail) before it reads the mailbox, so that two polls of one
+    mailbox never overlap. A poll that died is taken over once its lease has run out."""
+
+    IDLE = "idle"
+    POLLING = "polling"
+
+    mailbox = models.CharField(max_length=300, unique=True)  # user@host:port/folder
+    status = models.CharField(max_length=10, default=IDLE)
+    claimed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.mailbox} ({self.status})"
+
+
+class MailboxAttempt(models.Model):
+    """A mailbox's mail whose storing was begun and has not finished, counted before each
+    try: one that keeps failing, or keeps cutting its poll short, is set aside for a person
+    instead of holding up the mail behind it. Deleted once the mail is stored."""
+
+    mailbox = models.CharField(max_length=300)
+    raw_sha256 = models.CharField(max_length=64)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    last_error = models.CharField(max_length=500, blank=True)
+    first_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["mailbox", "raw_sha256"], name="mailbox_attempt_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.mailbox}: {self.raw_sha256[:12]} x{self.attempts}"

@@ -17,7 +17,9 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
+from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from core.errors import ApplicationError, ErrorCode
 from core.input import datetime_problem, text_clean, text_problem
@@ -45,6 +47,14 @@ from crm.claims import (
     message_lease,
     message_reading_failed,
 )
+from crm.mail import (
+    MAIL_MAX_BYTES,
+    MAIL_MAX_PARTS,
+    MailCaps,
+    MailOverCap,
+    mail_parse,
+    raw_content_hash,
+)
 from crm.models import InboundMessage, Lead, LeadContact, LeadType
 from crm.selectors import SOURCE_KIND, lead_catalogue, lead_labels
 from dlq.services import structured_run
@@ -62,9 +72,17 @@ LANGUAGES = ("ru", "uk", "en")
 # --- storing ---------------------------------------------------------------------------------
 
 
+# A message without an id of its channel is the same message as an earlier one of the same
+# content only this soon after it: a double submit or a client's retry. Later, the same
+# words ("ok") are the client writing again.
+CONTENT_DUPLICATE_WINDOW = datetime.timedelta(minutes=10)
+
+
 @dataclass(frozen=True)
 class Inbound:
-    """A message as a channel delivered it, before it is stored."""
+    """A message as a channel delivered it, before it is stored. `set_aside` is why no
+    machine may read it (a mail over a cap, one whose storing kept failing): stored
+    straight into the human queue with that reason."""
 
     channel: str
     body_text: str
@@ -80,24 +98,66 @@ class Inbound:
     charset_notes: list[str] = field(default_factory=list)
     raw: bytes | None = None
     content_hash: str = ""
+    set_aside: str = ""
 
-    def hash(self) -> str:
-        """The given hash (a mail's, over its normalised content) or one over what identifies
-        a message of this channel: the same text from the same sender is the same message."""
+    def hash(self, *, now: datetime.datetime) -> str:
+        """The given hash (a mail's, over its normalised content and Message-ID), else the
+        message's identity on its channel: its id where the channel gives one, otherwise its
+        content within the CONTENT_DUPLICATE_WINDOW slot of `now` (so that two copies
+        stored at once still meet on the unique column)."""
         if self.content_hash:
             return self.content_hash
-        parts = [self.channel, self.source, self.sender.lower(), self.subject, self.body_text]
+        if self.external_id:
+            parts = ["id", self.channel, self.external_id]
+        else:
+            slot = int(now.timestamp() // CONTENT_DUPLICATE_WINDOW.total_seconds())
+            parts = [self.channel, self.source, self.sender.lower(), self.subject, self.body_text]
+            parts.append(f"slot {slot}")
         return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _mail_caps() -> MailCaps:
+    return MailCaps(
+        max_bytes=getattr(settings, "CRM_MAIL_MAX_BYTES", MAIL_MAX_BYTES),
+        max_parts=getattr(settings, "CRM_MAIL_MAX_PARTS", MAIL_MAX_PARTS),
+    )
+
+
+# What the human queue says of a mail over a cap (crm.mail.MailOverCap.cap).
+_OVER_CAP_REASONS = {
+    "bytes": gettext_lazy(
+        "This mail is %(size)s, over the limit of %(limit)s: it was kept whole but not read."
+    ),
+    "text_bytes": gettext_lazy(
+        "The text of this mail is over %(limit)s: it was kept whole but not read."
+    ),
+    "parts": gettext_lazy(
+        "This mail has more than %(limit)s MIME parts: it was kept whole but not read."
+    ),
+    "header_fields": gettext_lazy(
+        "This mail has more than %(limit)s header lines: it was kept whole but not read."
+    ),
+    "mime_header_chars": gettext_lazy(
+        "A MIME header of this mail is over %(limit)s characters: it was kept whole but not read."
+    ),
+}
+
+
+def _over_cap_reason(over: MailOverCap) -> str:
+    """Why a person must open a mail over a cap, in the words the human queue shows."""
+    in_bytes = over.cap in ("bytes", "text_bytes")
+    size = filesizeformat(over.size) if in_bytes else over.size
+    limit = filesizeformat(over.limit) if in_bytes else over.limit
+    return str(_OVER_CAP_REASONS[over.cap] % {"size": size, "limit": limit})
 
 
 def inbound_from_mail(
     raw: bytes, *, source: str, received_at: datetime.datetime | None = None
 ) -> Inbound:
     """A mail as an inbound message; without `received_at` (an import) it arrived when it
-    says it was sent, or now."""
-    from crm.mail import mail_parse
-
-    mail = mail_parse(raw)
+    says it was sent, or now. A mail over a cap (CRM_MAIL_MAX_BYTES, CRM_MAIL_MAX_PARTS and
+    the crm.mail constants) is set aside for a person, with only its head read."""
+    mail = mail_parse(raw, _mail_caps())
     return Inbound(
         channel=InboundMessage.Channel.EMAIL,
         source=source,
@@ -114,24 +174,49 @@ def inbound_from_mail(
         extra={"from": mail.sender_email} if mail.reply_to_email else {},
         raw=raw,
         content_hash=mail.content_hash,
+        set_aside=_over_cap_reason(mail.over_cap) if mail.over_cap else "",
     )
 
 
-def _existing(inbound: Inbound, content_hash: str) -> InboundMessage | None:
+def inbound_mail_set_aside(
+    raw: bytes, *, source: str, received_at: datetime.datetime, reason: str
+) -> Inbound:
+    """A mail kept whole for a person without reading any of it (its reading may be what
+    fails): the raw bytes, and why."""
+    return Inbound(
+        channel=InboundMessage.Channel.EMAIL, source=source, body_text="", body_source="none",
+        received_at=received_at, raw=raw, content_hash=raw_content_hash(raw), set_aside=reason,
+    )  # fmt: skip
+
+
+def _existing(inbound: Inbound, content_hash: str, now: datetime.datetime) -> InboundMessage | None:
+    """The message already stored as this one: a mail by its hash or Message-ID; another
+    message by its channel's id when it has one, else by the same content stored within the
+    CONTENT_DUPLICATE_WINDOW."""
     match = Q(content_hash=content_hash)
     if inbound.external_id:
         match |= Q(channel=inbound.channel, external_id=inbound.external_id)
-    return InboundMessage.objects.filter(match).first()
+    elif not inbound.content_hash:
+        match |= Q(
+            channel=inbound.channel,
+            source=text_clean(inbound.source)[:100],
+            sender__iexact=text_clean(inbound.sender),
+            subject=text_clean(inbound.subject),
+            body_text=text_clean(inbound.body_text),
+            created_at__gte=now - CONTENT_DUPLICATE_WINDOW,
+        )
+    return InboundMessage.objects.filter(match).order_by("id").first()
 
 
 def inbound_store(inbound: Inbound) -> tuple[InboundMessage, bool]:
-    """Store the message unless it is here already (same external id on its channel, or the
-    same content). Returns (message, created). A new message is read on a worker after the
-    commit."""
+    """Store the message unless it is here already (see `_existing`). Returns (message,
+    created). A new message is read on a worker after the commit; one set aside goes
+    straight to the human queue."""
     from crm.tasks import inbound_process
 
-    content_hash = inbound.hash()
-    existing = _existing(inbound, content_hash)
+    now = timezone.now()
+    content_hash = inbound.hash(now=now)
+    existing = _existing(inbound, content_hash, now)
     if existing is not None:
         return existing, False
     # The entry points refuse what no column can hold; a mail cannot be refused, so what
@@ -139,7 +224,7 @@ def inbound_store(inbound: Inbound) -> tuple[InboundMessage, bool]:
     # reading could convert (year 10000 in UTC) is unknown: the message arrived now.
     received_at = inbound.received_at
     if datetime_problem(received_at):
-        received_at = timezone.now()
+        received_at = now
     message = InboundMessage(
         channel=inbound.channel, source=text_clean(inbound.source)[:100],
         external_id=text_clean(inbound.external_id), sender=text_clean(inbound.sender),
@@ -149,15 +234,20 @@ def inbound_store(inbound: Inbound) -> tuple[InboundMessage, bool]:
         charset_notes=inbound.charset_notes, raw=inbound.raw, content_hash=content_hash,
         received_at=received_at,
     )  # fmt: skip
+    if inbound.set_aside:
+        message.status = InboundMessage.Status.HUMAN
+        message.human_reason = text_clean(inbound.set_aside)[:300]
+        message.processed_at = now
     try:
         with transaction.atomic():
             message.save()
-            queue_after_commit(
-                partial(inbound_process.delay, message.pk),
-                what=f"inbound message {message.pk}: reading",
-            )
+            if not inbound.set_aside:
+                queue_after_commit(
+                    partial(inbound_process.delay, message.pk),
+                    what=f"inbound message {message.pk}: reading",
+                )
     except IntegrityError:  # the same message, stored by a parallel delivery just now
-        existing = _existing(inbound, content_hash)
+        existing = _existing(inbound, content_hash, now)
         if existing is None:
             raise
         return existing, False

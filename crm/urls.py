@@ -12,6 +12,7 @@ urlpatterns = [
     path("leads/<int:pk>/briefing/", views.lead_start_briefing, name="lead_start_briefing"),
     path("human/", views.human_queue, name="human_queue"),
     path("messages/<int:pk>/", views.message_detail, name="message_detail"),
+    path("messages/<int:pk>/raw/", views.message_raw, name="message_raw"),
     path("messages/<int:pk>/lead/", views.message_create_lead, name="message_create_lead"),
     path("inbound/form/", views_inbound.form_submit, name="inbound_form"),
     path("inbound/messenger/", views_inbound.messenger_webhook, name="inbound_messenger"),

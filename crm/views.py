@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _lazy
@@ -440,6 +440,20 @@ def message_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     message = _get_message_for_user(request, pk)
     template = f"{MESSAGE_TEMPLATE}#outcome" if request.htmx else MESSAGE_TEMPLATE
     return render(request, template, _message_context(message))
+
+
+@login_required
+@permission_required(VIEW_MESSAGES, raise_exception=True)
+@require_GET
+def message_raw(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """A mail as it arrived, as an .eml file for a mail program: the way to open one that
+    was set aside unread (over a cap, or failing to be stored). 404 for other channels."""
+    message = _get_message_for_user(request, pk)
+    if message.raw is None:
+        raise Http404("this message has no raw form")
+    response = HttpResponse(bytes(message.raw), content_type="message/rfc822")
+    response["Content-Disposition"] = f'attachment; filename="message-{message.pk}.eml"'
+    return response
 
 
 @login_required

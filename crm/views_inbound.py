@@ -71,9 +71,11 @@ def _same(expected: str, given: str) -> bool:
 @require_POST
 @_within_limits
 def form_submit(request: HttpRequest) -> JsonResponse:
-    """A web form's submission: `message`, optional `name`, `phone`, `email`, `form_id`
-    (the form's own id of the submission, so a double submit is stored once), and the
-    shared `token` (or an X-Form-Token header)."""
+    """A web form's submission: `message`, optional `name`, `phone`, `email`, `form` (which
+    form), `form_id` (the form's own id of the submission, so a double submit is stored
+    once, while two submissions with the same words are two messages), and the shared
+    `token` (or an X-Form-Token header). Without a `form_id`, the same words from the same
+    sender within crm.services.CONTENT_DUPLICATE_WINDOW are taken as a double submit."""
     token = request.POST.get("token") or request.headers.get("X-Form-Token", "")
     if not settings.CRM_FORM_TOKEN:
         return _error("closed", "The web form endpoint is not configured.", status=403)
@@ -103,11 +105,13 @@ def form_submit(request: HttpRequest) -> JsonResponse:
         f"{label}: {values[name]}" for name, label in FORM_FIELDS.items() if values[name]
     ]
     body = "\n\n".join(part for part in [text, "\n".join(contact_lines)] if part)
+    form, form_id = request.POST.get("form", "")[:100], request.POST.get("form_id", "")
     message, created = inbound_store(
         Inbound(
             channel=InboundMessage.Channel.FORM,
-            source=request.POST.get("form", "")[:100],
-            external_id=request.POST.get("form_id", "")[:255],
+            source=form,
+            # One id space per named form: two forms may both number their submissions.
+            external_id=(f"{form}:{form_id}" if form and form_id else form_id)[:255],
             sender=values["email"],
             sender_name=values["name"][:200],
             body_text=body,

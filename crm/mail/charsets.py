@@ -8,6 +8,7 @@ import contextlib
 import math
 import re
 import unicodedata
+from dataclasses import dataclass
 
 # Letter frequencies of Russian prose (%), the yardstick that tells cp1251 from koi8-r: read
 # through the wrong table, the same bytes turn into rare letters with the case flipped.
@@ -37,6 +38,17 @@ _GUESSABLE_CODECS = frozenset(
 _DETECTED_CODECS = ("cp1251", "koi8-r", "utf-8", "cp1252")
 _SCORE_SAMPLE_BYTES = 32_768  # enough to tell the tables apart; keeps 5 MB bodies fast
 _LETTER_RUN_OR_CHAR = re.compile(r"[^\W\d_]+|.", re.DOTALL)
+
+
+@dataclass
+class GuessBudget:
+    """How many more bytes one mail may score while guessing charsets. Scoring costs a few
+    microseconds a byte; without a budget a mail of a thousand small parts (or part names)
+    pays that for every one. Once spent, the mail's last guess (or the declared charset, or
+    cp1251) is taken without scoring."""
+
+    bytes_left: int
+    last_guess: str | None = None
 
 
 def _codec_name(charset: str | None) -> str | None:
@@ -124,7 +136,25 @@ def _fallback_note(declared: str | None, codec: str | None, used: str) -> str:
     return f"declared {declared} but bytes were {used}"
 
 
-def _decode_text(data: bytes, declared: str | None) -> tuple[str, str | None]:
+def _decode_unscored(
+    data: bytes, declared: str | None, codec: str | None, budget: GuessBudget
+) -> tuple[str, str | None]:
+    """The declared charset (one senders get wrong), else the mail's last guess: no scoring."""
+    used = codec if codec in _GUESSABLE_CODECS else budget.last_guess or _DETECTED_CODECS[0]
+    try:
+        text = data.decode(used)
+    except UnicodeDecodeError:
+        text = data.decode(used, "replace")
+    else:
+        if used == codec:
+            return text, None
+    note = _fallback_note(declared, codec, used)
+    return text, f"{note} (the mail's charset guessing budget was spent: not scored)"
+
+
+def _decode_text(
+    data: bytes, declared: str | None, budget: GuessBudget | None = None
+) -> tuple[str, str | None]:
     """Text from bytes and, when the declared charset was not simply used, a note saying why.
 
     The declared charset wins when it decodes cleanly and, for the single-byte tables
@@ -133,6 +163,7 @@ def _decode_text(data: bytes, declared: str | None) -> tuple[str, str | None]:
     is used: valid utf-8 with non-ASCII bytes is practically never an accident, and cp1251
     against koi8-r is settled by Russian letter frequencies and case (see `_plausibility`);
     from about five words on it read every sample tried right; one or two words can miss.
+    The scoring spends `budget` (one per mail); with it spent the guess is not scored.
     """
     if not data:
         return "", None
@@ -154,7 +185,12 @@ def _decode_text(data: bytes, declared: str | None) -> tuple[str, str | None]:
     else:
         return text, None if codec == "utf-8" else _fallback_note(declared, codec, "utf-8")
 
+    if budget is not None and budget.bytes_left <= 0:
+        return _decode_unscored(data, declared, codec, budget)
     sample = data[:_SCORE_SAMPLE_BYTES]
+    if budget is not None:
+        sample = sample[: budget.bytes_left]
+        budget.bytes_left -= len(sample)
     readings: dict[str, str] = {}
     for name in (codec, *_DETECTED_CODECS) if codec else _DETECTED_CODECS:
         with contextlib.suppress(ValueError, LookupError):  # idna & co. refuse "replace"
@@ -163,6 +199,8 @@ def _decode_text(data: bytes, declared: str | None) -> tuple[str, str | None]:
     best = max(readings, key=lambda name: scores[name])
     if codec in readings and scores[best] - scores[codec] <= _keep_margin(readings[codec]):
         best = codec
+    if budget is not None:
+        budget.last_guess = best
     try:
         return data.decode(best), None if best == codec else _fallback_note(declared, codec, best)
     except UnicodeDecodeError:

@@ -3,12 +3,15 @@ messages forwarded inline or attached."""
 
 from __future__ import annotations
 
+import email.utils
 import hashlib
 import re
 from dataclasses import dataclass, field
+from email.generator import BytesGenerator
 from email.message import Message
+from io import BytesIO
 
-from crm.mail.charsets import _decode_text
+from crm.mail.charsets import GuessBudget, _decode_text
 from crm.mail.headers import (
     _first_headers,
     _header_text,
@@ -23,6 +26,29 @@ from crm.mail.text import (
 )
 
 _MAX_MIME_DEPTH = 100  # real mail nests a few levels; this only stops recursion bombs
+
+
+class MailTextTooLong(Exception):
+    """The mail's body text parts together are over the text cap: it is not read further."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"body text over {limit} bytes")
+        self.size, self.limit = size, limit
+
+
+@dataclass
+class _Reading:
+    """What one mail's walk may still spend: bytes of body text to decode and convert (HTML
+    costs most, about 0.7 s a megabyte), and bytes to score while guessing charsets."""
+
+    text_cap: int
+    guess: GuessBudget
+    text_bytes: int = 0
+
+    def spend_text(self, size: int) -> None:
+        self.text_bytes += size
+        if self.text_bytes > self.text_cap:
+            raise MailTextTooLong(self.text_bytes, self.text_cap)
 
 
 @dataclass
@@ -50,18 +76,34 @@ class _Collected:
 
 
 def _content_type(part: Message) -> str:
-    return _safe(part.get_content_type, "text/plain") or "text/plain"
+    content_type = _safe(part.get_content_type, "text/plain") or "text/plain"
+    return _SURROGATES.sub("\ufffd", content_type)  # 8-bit bytes in it: it is stored
 
 
-def _filename(part: Message, notes: list[str]) -> str:
-    name = _safe(part.get_filename, None)
-    if not name:
+_MISSING = object()
+
+
+def _filename(part: Message, notes: list[str], reading: _Reading) -> str:
+    """The part's file name (as Message.get_filename finds it): RFC 2231 names
+    (filename*=utf-8''...) through their charset, checked like a body's; 8-bit bytes and
+    RFC 2047 words (name="=?utf-8?B?...?=", which many mailers write) decoded here."""
+    value = _safe(lambda: part.get_param("filename", _MISSING, "content-disposition"), _MISSING)
+    if value is _MISSING:
+        value = _safe(lambda: part.get_param("name", _MISSING, "content-type"), _MISSING)
+    if value is _MISSING or not value:
         return ""
-    if _SURROGATES.search(name):
-        name, note = _decode_text(name.encode("utf-8", "surrogateescape"), None)
+    if isinstance(value, tuple):  # RFC 2231: (charset, language, the bytes as latin-1)
+        charset, _, text = value
+        # Percent-decoded bytes come as latin-1 letters; raw 8-bit ones as surrogates.
+        data = _safe(lambda: text.encode("latin-1", "surrogateescape"), None)
+        data = data if data is not None else text.encode("utf-8", "replace")
+        name, note = _decode_text(data, charset or None, reading.guess)
         if note:
             notes.append(f"attachment name: {note}")
-    return _single_line(name)
+    else:
+        value = email.utils.unquote(str(value))
+        name = _header_text(value, notes, "attachment name", reading.guess)
+    return _single_line(name).strip('"')
 
 
 def _payload_bytes(part: Message) -> bytes:
@@ -71,14 +113,26 @@ def _payload_bytes(part: Message) -> bytes:
     return b""
 
 
-def _attachment(part: Message, content_type: str, notes: list[str]) -> _Attachment:
-    filename = _filename(part, notes)
+def _as_written(message: Message) -> bytes:
+    """A message serialised with its headers as they came. The stdlib refolds long headers
+    by parsing them, and an address header of a thousand encoded words takes seconds."""
+    out = BytesIO()
+    policy = message.policy.clone(refold_source="none")
+    BytesGenerator(out, mangle_from_=False, policy=policy).flatten(message)
+    return out.getvalue()
+
+
+def _attachment(
+    part: Message, content_type: str, notes: list[str], reading: _Reading
+) -> _Attachment:
+    filename = _filename(part, notes, reading)
     if part.is_multipart():  # an attached message: its size is its serialised form
         inner = _safe(lambda: part.get_payload(0), None)
-        data = _safe(inner.as_bytes, b"") if isinstance(inner, Message) else b""
+        data = _safe(lambda: _as_written(inner), b"") if isinstance(inner, Message) else b""
         if not filename and isinstance(inner, Message):
             subject = _first_headers(inner).get("subject", "")
-            filename = f"{_single_line(_header_text(subject, notes, 'Subject')) or 'message'}.eml"
+            subject = _single_line(_header_text(subject, notes, "Subject", reading.guess))
+            filename = f"{subject or 'message'}.eml"
     else:
         data = _payload_bytes(part)
     return _Attachment(
@@ -99,17 +153,18 @@ def _is_body_text(part: Message, content_type: str) -> bool:
     return not (disposition is None and _safe(part.get_filename, None))
 
 
-def _forward_preamble(inner: Message, notes: list[str]) -> str:
+def _forward_preamble(inner: Message, notes: list[str], reading: _Reading) -> str:
     headers = _first_headers(inner)
     lines = ["---------- Forwarded message ----------"]
     for name in ("From", "Date", "Subject", "To"):
         value = headers.get(name.lower())
         if value:
-            lines.append(f"{name}: {_single_line(_header_text(value, notes, name))}")
+            text = _header_text(value, notes, name, reading.guess)
+            lines.append(f"{name}: {_single_line(text)}")
     return "\n".join(lines)
 
 
-def _collect(part: Message, out: _Collected, depth: int) -> None:
+def _collect(part: Message, out: _Collected, depth: int, reading: _Reading) -> None:
     if depth > _MAX_MIME_DEPTH:
         out.notes.append(f"MIME nesting deeper than {_MAX_MIME_DEPTH} levels was skipped")
         return
@@ -121,20 +176,20 @@ def _collect(part: Message, out: _Collected, depth: int) -> None:
             # A message forwarded inline: its text belongs to the conversation.
             for inner in children[:1]:
                 forwarded = _Collected()
-                _collect(inner, forwarded, depth + 1)
+                _collect(inner, forwarded, depth + 1, reading)
                 if forwarded.has("plain") or forwarded.has("html"):
-                    out.segments.append(("meta", _forward_preamble(inner, out.notes)))
+                    out.segments.append(("meta", _forward_preamble(inner, out.notes, reading)))
                 out.extend(forwarded)
             return
         if content_type.startswith("message/"):
-            out.attachments.append(_attachment(part, content_type, out.notes))
+            out.attachments.append(_attachment(part, content_type, out.notes, reading))
             return
         if content_type == "multipart/alternative":
             # The same content several ways: the first plain version, else the first HTML.
             versions = []
             for child in children:
                 version = _Collected()
-                _collect(child, version, depth + 1)
+                _collect(child, version, depth + 1, reading)
                 versions.append(version)
             chosen = next((v for v in versions if v.has("plain")), None)
             chosen = chosen or next((v for v in versions if v.has("html")), None)
@@ -142,20 +197,21 @@ def _collect(part: Message, out: _Collected, depth: int) -> None:
                 out.extend(version, with_text=version is chosen)
             return
         for child in children:
-            _collect(child, out, depth + 1)
+            _collect(child, out, depth + 1, reading)
         return
     if content_type.startswith("multipart/"):
         # A multipart whose boundary never came: the parser left its text as one payload.
         content_type = "text/plain"
     if not _is_body_text(part, content_type):
-        out.attachments.append(_attachment(part, content_type, out.notes))
+        out.attachments.append(_attachment(part, content_type, out.notes, reading))
         return
     data = _payload_bytes(part)
+    reading.spend_text(len(data))
     charset = _safe(part.get_content_charset, None)
     if content_type == "text/html" and charset is None:
         meta = _HTML_META_CHARSET.search(data[:4096])
         charset = meta.group(1).decode("ascii") if meta else None
-    text, note = _decode_text(data, charset)
+    text, note = _decode_text(data, charset, reading.guess)
     if note:
         out.notes.append(f"{content_type} part: {note}")
     if content_type == "text/html":

@@ -11,7 +11,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from crm import tasks
+from crm import mailbox_poll, tasks
 from crm.models import InboundMessage, Lead
 from tests.crm.imap_server import ImapTestServer
 
@@ -96,18 +96,18 @@ def test_a_mail_that_cannot_be_stored_stays_unseen_for_the_next_poll(
 ):
     good = mailbox_server.add(mail(1, "Хочу купить седан, +7 916 123-45-67"))
     bad = mailbox_server.add(mail(2, "Хочу купить пикап, +7 916 000-00-01"))
-    real_store = tasks.inbound_store
+    real_store = mailbox_poll.inbound_store
 
     def flaky_store(inbound):
         if inbound.external_id == "lead-2@example.ru":
             raise RuntimeError("database went away")
         return real_store(inbound)
 
-    monkeypatch.setattr(tasks, "inbound_store", flaky_store)
+    monkeypatch.setattr(mailbox_poll, "inbound_store", flaky_store)
     with django_capture_on_commit_callbacks(execute=True):
         assert tasks.imap_poll() == 1
     assert mailbox_server.seen() == [good]
-    monkeypatch.setattr(tasks, "inbound_store", real_store)
+    monkeypatch.setattr(mailbox_poll, "inbound_store", real_store)
     with django_capture_on_commit_callbacks(execute=True):
         assert tasks.imap_poll() == 1
     assert sorted(mailbox_server.seen()) == [good, bad]

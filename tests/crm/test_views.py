@@ -12,7 +12,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from briefing.models import Project
+from crm.mail import raw_content_hash
 from crm.models import InboundMessage, Lead
+from crm.services import inbound_mail_set_aside, inbound_store
 from dlq.models import DeadLetter
 
 pytestmark = pytest.mark.django_db
@@ -75,6 +77,7 @@ PAGES = [
     ("post", "crm:lead_start_briefing", "lead"),
     ("get", "crm:human_queue", None),
     ("get", "crm:message_detail", "message"),
+    ("get", "crm:message_raw", "message"),
     ("post", "crm:message_create_lead", "message"),
 ]
 
@@ -523,3 +526,18 @@ def test_a_nul_typed_into_the_card_is_an_error_at_its_field(manager_client, rece
     assert not Lead.objects.exists()
     message.refresh_from_db()
     assert message.status == Status.HUMAN
+
+
+def test_a_mail_set_aside_unread_can_be_downloaded_whole(manager_client, receive):
+    raw = b"From: anna@example.ru\r\nSubject: huge\r\n\r\n" + b"x" * 1000
+    inbound = inbound_mail_set_aside(raw, source="imap:INBOX", received_at=NOW, reason="over")
+    message, _ = inbound_store(inbound)
+    assert message.content_hash == raw_content_hash(raw)
+
+    response = manager_client.get(reverse("crm:message_raw", args=[message.pk]))
+
+    assert (response.status_code, response["Content-Type"]) == (200, "message/rfc822")
+    assert response["Content-Disposition"] == f'attachment; filename="message-{message.pk}.eml"'
+    assert response.content == raw
+    form_message = receive(GREETING)  # a form's message has no raw form
+    assert manager_client.get(reverse("crm:message_raw", args=[form_message.pk])).status_code == 404
