@@ -69,5 +69,7 @@ class CompletedBriefings:
             if _same_client(project.profile, company=company, contact=contact)
         ][:limit]
 
-    def client_erase(self, *, company: str, contact: str, actor: Any = None) -> int:
+    def client_erase(
+        self, *, company: str, contact: str, actor: Any = None
+    ) -> tuple[int, set[str]]:
         return client_briefings_erase(company=company, contact=contact, actor=actor)

@@ -71,25 +71,31 @@ def client_keys_of(project: Project) -> set[str]:
     return keys | ({project.memory_company_key, project.memory_contact_key} - {""})
 
 
-def _client_projects(keys: set[str]) -> list[int]:
-    """The briefings of the client with these memory keys, whatever their status."""
+def _client_projects(keys: set[str]) -> dict[int, set[str]]:
+    """The briefings of the client with these memory keys, whatever their status, each with
+    every key its client is known by."""
     fields = ("id", "profile", "client_name", "client_contact", "memory_company_key",
               "memory_contact_key")  # fmt: skip
     projects = Project.objects.only(*fields).order_by("id").iterator(chunk_size=1000)
-    return [project.pk for project in projects if client_keys_of(project) & keys]
+    found = ((project.pk, client_keys_of(project)) for project in projects)
+    return {pk: known for pk, known in found if known & keys}
 
 
 @transaction.atomic
-def client_briefings_erase(*, company: str = "", contact: str = "", actor: Any = None) -> int:
+def client_briefings_erase(
+    *, company: str = "", contact: str = "", actor: Any = None
+) -> tuple[int, set[str]]:
     """Erase the client with this company or contact from every briefing of theirs (see
-    `_project_erase`). Returns how many briefings were erased."""
+    `_project_erase`). Returns how many briefings were erased, and every memory key their
+    client was known by (the other contact of a company named, say): the memory under those
+    keys must go too, or it would still tell what was erased."""
     keys = {k for k in (company and company_key(company), contact and contact_key(contact)) if k}
     if not keys:
-        return 0
+        return 0, set()
     erased = _client_projects(keys)
     for project_id in erased:
         _project_erase(project_id, names=(company, contact), actor=actor)
-    return len(erased)
+    return len(erased), keys.union(*erased.values())
 
 
 def _names(project: Project, extra: Iterable[str]) -> list[str]:

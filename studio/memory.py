@@ -317,11 +317,14 @@ def client_forget(*, company: str = "", contact: str = "", actor: Any = None) ->
     them again; each briefing keeps an event saying who erased it and when, without the
     data. The only erasure there is (briefings are archived, never deleted). Returns what
     was removed."""
-    keys = [k for k in (company and company_key(company), contact and contact_key(contact)) if k]
+    keys = {k for k in (company and company_key(company), contact and contact_key(contact)) if k}
+    # The briefings first: they name the client's other keys (a company's contact), whose
+    # memory tells the same story.
+    erased, known = past_briefings().client_erase(company=company, contact=contact, actor=actor)
+    keys |= known
     removed, _ = ClientSnapshot.objects.filter(key__in=keys).delete()
     items, _ = MemoryItem.objects.filter(key__in=keys).delete()
     _fts5_purge()
-    erased = past_briefings().client_erase(company=company, contact=contact, actor=actor)
     return {"snapshots": removed, "items": items, "briefings_unlinked": erased}
 
 

@@ -45,10 +45,12 @@ class BriefingRecords(Protocol):
         """The client's completed briefings, newest first: the company case-insensitively
         (in any script) or the very contact."""
 
-    def client_erase(self, *, company: str, contact: str, actor: Any = None) -> int:
+    def client_erase(
+        self, *, company: str, contact: str, actor: Any = None
+    ) -> tuple[int, set[str]]:
         """Erase the client with this company or contact (compared as memory keys) from every
         briefing of theirs, whatever its status, leaving a record of the erasure; returns how
-        many briefings were erased."""
+        many briefings were erased and every memory key their client was known by."""
 
 
 class LeadRecords(Protocol):
@@ -68,8 +70,10 @@ class _NoBriefings:
     ) -> list[PastBriefing]:
         return []
 
-    def client_erase(self, *, company: str, contact: str, actor: Any = None) -> int:
-        return 0  # no briefing app: no briefings to erase the client from
+    def client_erase(
+        self, *, company: str, contact: str, actor: Any = None
+    ) -> tuple[int, set[str]]:
+        return 0, set()  # no briefing app: no briefings to erase the client from
 
 
 class _NoLeads:

@@ -306,3 +306,21 @@ def test_folded_turns_leave_a_summary_of_what_they_settled():
     assert "[6 earlier turns of this stage not shown]" in folded
     assert ("Earlier in this conversation: the client gave contentType, format; "
             "still missing: deliverables.") in folded  # fmt: skip
+
+
+def test_an_operator_forgets_a_client_from_the_command_line(capsys):
+    from django.core.management import CommandError, call_command
+
+    project = completed("Весенний ролик", PROFILE)
+    snapshots_rebuild()
+    with pytest.raises(CommandError, match="name the client"):
+        call_command("client_forget", "--yes")
+    call_command("client_forget", "--company", "Полярная Ягода", "--yes")
+    assert "Erased: 1 briefing(s)" in capsys.readouterr().out
+    project.refresh_from_db()
+    assert project.archived_at is not None
+    assert "Полярная Ягода" not in str(project.brief)
+    # The snapshot under the company's e-mail told the same story: it went too, for good.
+    assert not ClientSnapshot.objects.exists()
+    snapshots_rebuild()
+    assert not ClientSnapshot.objects.filter(text__contains="Полярная Ягода").exists()
