@@ -16,23 +16,7 @@ from briefing.models import (
     Turn,
 )
 from briefing.retention import project_archive
-
-
-class NoDeleteMixin:
-    """An audited row: no delete page, no "delete selected" action, for superusers too."""
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
-
-class ReadOnlyMixin(NoDeleteMixin):
-    """A record written by the services only: shown, never added or edited here."""
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
+from core.admin_mixins import NoDeleteMixin, ReadOnlyMixin
 
 
 class StageRunInline(admin.TabularInline):

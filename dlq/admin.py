@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from core.admin_mixins import NoDeleteMixin
 from dlq.models import (
     CallLatency,
     CallRollup,
@@ -37,7 +38,7 @@ class DeadLetterActionInline(admin.TabularInline):
 
 
 @admin.register(DeadLetter)
-class DeadLetterAdmin(admin.ModelAdmin):
+class DeadLetterAdmin(NoDeleteMixin, admin.ModelAdmin):
     inlines = [DeadLetterActionInline]
     list_display = (
         "created_at", "schema_name", "error_signature", "provider", "source_kind", "source_id",
@@ -54,7 +55,7 @@ class DeadLetterAdmin(admin.ModelAdmin):
 
 
 @admin.register(DeadLetterAction)
-class DeadLetterActionAdmin(admin.ModelAdmin):
+class DeadLetterActionAdmin(NoDeleteMixin, admin.ModelAdmin):
     """The audit trail across all dead letters; nothing here is edited."""
 
     list_display = ("at", "dead_letter", "kind", "user", "note")

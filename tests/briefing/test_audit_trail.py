@@ -25,7 +25,9 @@ from briefing.models import (
     Turn,
 )
 from briefing.services import field_correct, project_create, turn_receive
-from dlq.models import DeadLetter, StructuredCall
+from dlq.models import DeadLetter, DeadLetterAction, StructuredCall
+from dlq.services import dead_letter_create
+from llmkit.parse import FieldError
 from studio.memory import client_forget
 from webhooks.models import WebhookDelivery, WebhookSubscription
 
@@ -34,7 +36,10 @@ pytestmark = pytest.mark.django_db
 CONTACT = "+7 916 123-45-67"  # as the client wrote it in `dead_lettered_turn`
 # What of the client's own words may never be left anywhere once they are forgotten.
 PERSONAL = ("Анна", "+79161234567", "916 123-45-67", "нужен ролик")
-AUDIT_ROWS = [Project, StageRun, Turn, LockedEntity, BriefingEvent, RevokedClientLink]
+AUDIT_ROWS = [
+    Project, StageRun, Turn, LockedEntity, BriefingEvent, RevokedClientLink, DeadLetter,
+    DeadLetterAction,
+]  # fmt: skip
 
 
 def _planner(*scopes: str) -> APIClient:
@@ -56,6 +61,11 @@ def audited(project):
     turn_receive(project=project, text="Здравствуйте!")  # queued, not run
     LockedEntity.objects.create(project=project, key="clientName", value="Анна", source="client")
     RevokedClientLink.objects.create(token="rotated-away", project=project)
+    letter = dead_letter_create(
+        source_kind="briefing_turn", source_id="1", schema_name="intro", raw_input="Привет",
+        errors=[FieldError("$", "processing_failed", "a test")],
+    )  # fmt: skip
+    DeadLetterAction.objects.create(dead_letter=letter, kind="discarded", note="a test")
     return project
 
 
