@@ -44,6 +44,7 @@ from briefing.reading import (
     turn_read,
 )
 from briefing.routing import (
+    code_call_options,
     cost_budget_exceeded,
     level1_for_turn,
     stage_call_options,
@@ -331,16 +332,19 @@ def _run_stages(
     fresh_tools = work.tools is None  # the first run calls the turn's tools
     before = len(work.replies)
     first = None
+    by_code = False
     for _ in range(len(work.stages)):
         result, record, closed = _run_stage(
-            work, stage, opening=opening, holding_reply=holding_reply
+            work, stage, opening=opening, holding_reply=holding_reply, by_code=by_code
         )
         if first is None:
             first = (result, record)
         following = _advance(work, after=stage, call=record) if closed else None
         if following is None:
             break
-        stage, opening, holding_reply = following, True, True
+        # The next stage's opening question is written by code (its dialogue asks what is
+        # missing), never a model call of its own: it does not eat the turn's cap.
+        stage, opening, holding_reply, by_code = following, True, True, True
     else:
         raise RuntimeError(f"turn {work.turn.pk}: stages still opening after {len(work.stages)}")
     result, record = first
@@ -361,10 +365,11 @@ def _run_stages(
 
 
 def _run_stage(
-    work: TurnWork, stage: StageRun, *, opening: bool, holding_reply: bool
+    work: TurnWork, stage: StageRun, *, opening: bool, holding_reply: bool, by_code: bool = False
 ) -> tuple[StructuredResult | None, Any, bool]:
     """One run of the stage's agent: (its result, its call record, whether the stage's gate
-    closed on the answer)."""
+    closed on the answer). `by_code`: the rules agent answers (a next stage's opening
+    question), with no model call, no tools and nothing counted against the turn's cap."""
     if work.tools is None:  # once per turn, before its first stage call
         memory_prefill(stages=work.stages, event=work.event, reads=work.snapshots)
     spec = work.spec(stage)
@@ -388,11 +393,14 @@ def _run_stage(
         closed_stages=tuple(s.key for s in work.stages if s.status == StageRun.Status.CLOSED),
         snapshots=work.snapshots,
     )
-    if work.meter is not None and not work.meter.allows():
+    if by_code:
+        options = code_call_options(project_id=work.project.pk)
+    elif work.meter is not None and not work.meter.allows():
         _capped(work, stage)
         return None, None, False
-    options = stage_call_options(work.meter, project_id=work.project.pk)
-    if work.tools is None:
+    else:
+        options = stage_call_options(work.meter, project_id=work.project.pk)
+    if work.tools is None and not by_code:
         work.tools = turn_tools_run(call=call, turn=work.turn, meter=work.meter,
                                     options=options, budget_left=work.budget_left,
                                     earlier=work.earlier)  # fmt: skip
@@ -400,12 +408,12 @@ def _run_stage(
             work.event(Kind.TOOL_CALLED, stage.key, **outcome.as_event())
         if work.tools.outcomes:
             work.turn.meta = {**work.turn.meta, "tools": work.tools.as_meta()}
-    call = dataclasses.replace(call, tools=work.tools)
+    call = dataclasses.replace(call, tools=None if by_code else work.tools)
     result, record = stage_agent_run(
         call, source_id=str(work.turn.pk), raw_input=work.turn.text, budget_s=work.budget_left(),
         **options,
     )  # fmt: skip
-    if work.meter is not None:
+    if work.meter is not None and not by_code:
         work.meter.record(result)
         work.turn.meta = {**work.turn.meta, "route": work.meter.as_meta()}
     violations = [
@@ -416,7 +424,8 @@ def _run_stage(
         work.event(Kind.LOCK_VIOLATION_BLOCKED, stage.key, field=error.path, proposed=error.input)
     if result.retry_used:
         work.event(Kind.RETRY_USED, stage.key, call=record.pk)
-    first = options["provider"].providers[0].name if "provider" in options else _first_provider()
+    provider = options.get("provider")
+    first = getattr(provider, "providers", [provider])[0].name if provider else _first_provider()
     if len(set(result.providers)) > 1 or (result.provider and result.provider != first):
         work.event(Kind.PROVIDER_FAILOVER, stage.key, served_by=result.provider)
     if not result.ok:

@@ -37,6 +37,7 @@ from llmkit.pools import (
     parse_levels,
 )
 from llmkit.prompt import estimate_tokens
+from llmkit.providers.rules import RulesProvider
 from llmkit.structured import StructuredResult
 
 logger = logging.getLogger(__name__)
@@ -215,6 +216,12 @@ def stage_call_options(meter: TurnMeter | None, *, project_id: int) -> dict[str,
         "pool": pool,
         "max_tokens": meter.max_tokens(settings.BRIEFING_MAX_TOKENS),
     }
+
+
+def code_call_options(*, project_id: int) -> dict[str, Any]:
+    """A stage call answered by the rules agent, by code (a next stage's opening question):
+    no model, no pool, nothing against the turn's caps; the briefing's ledger session."""
+    return {"provider": RulesProvider(), "session": briefing_session(project_id)}
 
 
 def cost_budget_exceeded(*, project: Project) -> Decimal | None:

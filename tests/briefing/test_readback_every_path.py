@@ -25,7 +25,8 @@ SERVICE = {
     "message": "Записала.", "contentType": "ролик", "format": "вертикальное видео 30 секунд",
     "deliverables": ["основной ролик", "три коротких версии"], "serviceStatus": True,
 }  # fmt: skip
-# A model that would close the last stage the moment it opens, with no read-back.
+SERVICE_ANSWER = "Вертикальное видео 30 секунд: основной ролик и три коротких версии."
+# A model that would close the last stage at once, with no read-back.
 EXTRA_CLOSES_AT_ONCE = {"message": "Спасибо, бриф готов!", "extraStatus": True}
 
 
@@ -34,15 +35,16 @@ def _events(project, kind):
 
 
 def test_a_model_agent_reads_the_brief_back_by_code_before_completion(project, say, scripted_model):
-    # The reader closes the intro and budget stages from the message; the model runs the rest.
-    scripted_model.answers(VISION, SERVICE, EXTRA_CLOSES_AT_ONCE)
-    turn = say(project, FRONT_LOADED)
+    # The reader closes the intro and budget stages from the message; the model answers the
+    # vision and service stages, each next stage's opening question is written by code.
+    scripted_model.answers(VISION, SERVICE)
+    say(project, FRONT_LOADED)
+    turn = say(project, SERVICE_ANSWER)
     assert project.status == "active"
     reply = turn.replies.get().text
     assert reply.startswith("Записала: Анна Петрова («Зерно»), +79161234567, продукт — Зерно")
     assert "бюджет 500" in reply
     assert "2027-03-15" in reply
-    assert "бриф готов" not in reply  # the model's closing line is replaced
     assert not LockedEntity.objects.filter(project=project).exists()  # nothing confirmed yet
 
     scripted_model.answers({"message": "", "extraStatus": True})
@@ -54,8 +56,9 @@ def test_a_model_agent_reads_the_brief_back_by_code_before_completion(project, s
 
 
 def test_a_correction_at_the_read_back_is_read_back_once_more(project, say, scripted_model):
-    scripted_model.answers(VISION, SERVICE, EXTRA_CLOSES_AT_ONCE)
+    scripted_model.answers(VISION, SERVICE)
     say(project, FRONT_LOADED)
+    say(project, SERVICE_ANSWER)  # the first read-back
     scripted_model.answers(EXTRA_CLOSES_AT_ONCE)
     turn = say(project, "Ой, срок не 15 марта, а 22 марта 2027.")
     assert project.status == "active"

@@ -20,6 +20,8 @@ from dlq.ledger import ledger_by_day_and_pool, ledger_by_pool, ledger_for_briefi
 from dlq.models import ClassifierDisagreement, ModelPrice, StructuredCall
 from dlq.services import llm_chain, llm_pools
 from llmkit.level1_llm import SYSTEM_PROMPT
+from studio.services import studio_demo_load
+from tests.briefing.conftest import FIXED_INTRO
 from tests.llmkit.wire_servers import JsonReply, WireServer, openai_completion
 
 pytestmark = pytest.mark.django_db
@@ -71,6 +73,8 @@ class Brain:
                 "intent": "answer", "risk": "none", "language": "ru", "complexity": "simple",
                 **self.verdicts.get(text, {}),
             }  # fmt: skip
+        elif "tools" in request:  # a tool step: the model answers without calling a tool
+            answer = self.stage_answer if isinstance(self.stage_answer, dict) else ASK_NAME
         elif self.stage_answer == "complete":
             schema = request["response_format"]["json_schema"]["schema"]
             answer = {name: _value(name, prop) for name, prop in schema["properties"].items()}
@@ -210,47 +214,81 @@ def test_a_stage_that_failed_its_gate_twice_is_escalated(project, say, pools):
     assert third.replies.get().text == ASK_NAME["message"]
 
 
-def test_the_call_cap_ends_a_turn_that_would_run_on(project, say, pools):
-    """A model that closes every stage it is asked about would run the whole briefing in one
-    turn; the simple level's cap of 4 calls ends it with the holding reply."""
+def test_a_model_that_closes_every_stage_still_costs_one_stage_call_a_turn(project, say, pools):
+    """A model that closes every stage it is asked about used to run the briefing on in one
+    turn until the cap stopped it with the holding reply; the next stage's opening question
+    is written by code now, so the turn makes one stage call and the client gets the next
+    question."""
     fast, strong = pools
     fast.stage_answer = "complete"
     turn = say(project, "Анна, компания Зерно, +7 916 123-45-67, ролик 7 секунд")
     route = route_of(turn)
     assert route["max_calls"] == 4
-    # Level 1, then intro and vision each closed by one answer; the service stage's call,
-    # which could need a retry, would pass the cap.
-    assert route["calls"] == 3
-    assert route["capped"] == "calls"
+    assert (route["calls"], route["capped"]) == (2, None)  # level 1, the intro's answer
+    assert len(fast.stage_requests()) == 1
+    assert not strong.server.requests
+    assert not BriefingEvent.objects.filter(
+        project=project, kind=BriefingEvent.Kind.TURN_CAPPED
+    ).exists()
     closed = BriefingEvent.objects.filter(
         project=project, kind=BriefingEvent.Kind.STAGE_CLOSED, data__by="agent"
     )
-    assert sorted(closed.values_list("stage_key", flat=True)) == ["intro", "vision"]
-    requests = len(fast.server.requests) + len(strong.server.requests)
-    assert requests == route["calls"]
+    assert "intro" in closed.values_list("stage_key", flat=True)
+    reply = turn.replies.order_by("seq").last()
+    assert reply.stage_key != "intro"
+    assert not reply.text.startswith("Спасибо! Мне нужно немного времени")
+
+
+def test_with_studio_tools_a_turn_that_closes_a_stage_gets_the_next_question_in_its_cap(
+    project, say, pools
+):
+    """Pools, the demo studio data (so the tools are offered) and a model that can call
+    tools: level 1, the tool step and the stage answer fit the simple level's 4 calls, and
+    the next stage's question is the reply (it used to be the holding reply)."""
+    studio_demo_load(today=timezone.localdate())
+    fast, _ = pools
+    fast.stage_answer = FIXED_INTRO
+    turn = say(project, "Анна из «Зерна», +7 916 123-45-67, нужен ролик")
+    route = route_of(turn)
+    assert route["capped"] is None
+    assert route["calls"] <= route["max_calls"] == 4
+    assert any("tools" in request for request in fast.stage_requests())  # tools were offered
+    reply = turn.replies.order_by("seq").last()
+    assert reply.stage_key == "vision"
+    assert not reply.text.startswith("Спасибо! Мне нужно немного времени")
+    assert not BriefingEvent.objects.filter(
+        project=project, kind=BriefingEvent.Kind.TURN_CAPPED
+    ).exists()
+
+
+def test_the_call_cap_ends_a_turn_with_the_holding_reply(project, say, pools, settings):
+    """A cap that leaves no room for a stage answer and its retry after level 1's call: no
+    stage request, the holding reply, the reason in the route."""
+    fast, _ = pools
+    settings.LLM_TURN_CALL_CAPS = "simple=2"
+    llm_pools.cache_clear()
+    turn = say(project, "Анна, компания Зерно, +7 916 123-45-67, ролик 7 секунд")
+    route = route_of(turn)
+    assert (route["calls"], route["capped"]) == (1, "calls")
+    assert fast.stage_requests() == []
     event = BriefingEvent.objects.get(project=project, kind=BriefingEvent.Kind.TURN_CAPPED)
     assert event.data["cap"] == "calls"
-    assert project.status != "completed"
     replies = list(turn.replies.order_by("seq").values_list("text", flat=True))
     assert replies[-1].startswith("Спасибо! Мне нужно немного времени")
-    assert BriefingEvent.objects.filter(
-        project=project, kind=BriefingEvent.Kind.HOLDING_REPLY_SENT
-    ).exists()
 
 
 def test_the_output_token_cap_ends_a_turn(project, say, pools, settings):
     fast, _ = pools
     fast.stage_answer = "complete"
-    settings.LLM_TURN_TOKEN_CAPS = "simple=100"  # the servers report 20+ tokens per answer
+    settings.LLM_TURN_TOKEN_CAPS = "simple=80"  # the servers report 20+ tokens per answer
     settings.LLM_TURN_CALL_CAPS = "simple=50"
     llm_pools.cache_clear()
     turn = say(project, "Анна, компания Зерно, +7 916 123-45-67, ролик 7 секунд")
     route = route_of(turn)
+    # Level 1's answer reported 21 output tokens: the 59 left cannot hold a stage answer.
     assert route["capped"] == "output_tokens"
-    # Level 1's answer reported 21 output tokens: the stage call asked for the 79 left,
-    # answered with 22, and the 57 left cannot hold another answer.
-    assert [r["max_tokens"] for r in fast.stage_requests()] == [79]
-    assert route["output_tokens"] == 21 + 22
+    assert route["output_tokens"] == 21
+    assert fast.stage_requests() == []
 
 
 def test_the_ledger_totals_equal_what_the_servers_reported(project, say, pools):
@@ -383,19 +421,24 @@ def test_an_outsider_cannot_switch_the_strong_model(client, project, pools):
     assert not project.strong_model
 
 
-def test_one_chain_without_pools_is_capped_too(project, say, scripted_model):
+def test_one_chain_without_pools_is_capped_too(project, say, scripted_model, settings):
     """LLM_PROVIDERS with a model and no LLM_POOLS: the turn runs on the one chain, under
-    the same caps."""
+    the same caps (no level 1 model call there)."""
     brain = Brain(scripted_model.server)
     brain.stage_answer = "complete"
     turn = say(project, "Анна, компания Зерно, +7 916 123-45-67, ролик 7 секунд")
     route = route_of(turn)
     assert route["pool"] == ""
-    assert route["capped"] == "calls"
-    assert route["calls"] == len(brain.stage_requests()) == 3  # no level 1 model call
+    assert (route["calls"], route["capped"]) == (1, None)
+    assert len(brain.stage_requests()) == 1
     assert brain.level1_requests() == []
     call = StructuredCall.objects.filter(source_kind="briefing_turn").first()
     assert call.pool == ""
+    settings.LLM_TURN_CALL_CAPS = "simple=1"
+    llm_pools.cache_clear()
+    capped = say(project, "Бюджет 500 тысяч рублей")
+    assert route_of(capped)["capped"] == "calls"
+    assert len(brain.stage_requests()) == 1
 
 
 def test_level1_models_verdict_decides_the_turn_and_is_asked_once(project, say, pools):
