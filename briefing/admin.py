@@ -1,11 +1,15 @@
-"""The briefing app's admin: briefings are archived here, never deleted, and their audited
-rows (transcript, events, locks, stages, revoked links) cannot be deleted either; only
-forgetting the client (studio.memory.client_forget) erases what the client wrote."""
+"""The briefing app's admin: briefings and their audited rows (transcript, events, locks,
+stages, revoked links) are shown here, never edited or deleted: the back office changes them
+through the services, which check each change and record it. A briefing is archived here
+(an event says who); only forgetting the client (studio.memory.client_forget) erases what the
+client wrote. A producer sees the rows of their own briefings only, as on the back office."""
 
 from django.contrib import admin
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from briefing.access import projects_for_user
 from briefing.models import (
     BriefingEvent,
     LockedEntity,
@@ -16,10 +20,32 @@ from briefing.models import (
     Turn,
 )
 from briefing.retention import project_archive
-from core.admin_mixins import NoDeleteMixin, ReadOnlyMixin
+from core.admin_mixins import BackOfficeLinkMixin, NoEditMixin, ReadOnlyMixin
+
+BRIEFING_PAGE_TEXT = _("The briefing's page, which checks and records every change")
 
 
-class StageRunInline(admin.TabularInline):
+class OwnBriefingsMixin:
+    """Rows of the briefings the user may see (briefing.access): a producer's own, all for a
+    manager or a superuser. `project_path` leads from the row to its briefing."""
+
+    project_path = "project"
+
+    def get_queryset(self, request):
+        visible = projects_for_user(request.user).values("pk")
+        return super().get_queryset(request).filter(**{f"{self.project_path}__in": visible})
+
+
+class BriefingPageLinkMixin(BackOfficeLinkMixin):
+    """The change page links to the briefing's page, where the row is changed."""
+
+    back_office_text = BRIEFING_PAGE_TEXT
+
+    def back_office_url(self, obj) -> str:
+        return reverse("project_detail", args=[obj.project_id])
+
+
+class StageRunInline(NoEditMixin, admin.TabularInline):
     model = StageRun
     extra = 0
     fields = ("order", "key", "status", "closed_by", "closed_at", "summary")
@@ -27,16 +53,23 @@ class StageRunInline(admin.TabularInline):
     can_delete = False
 
 
-class LockedEntityInline(admin.TabularInline):
+class LockedEntityInline(NoEditMixin, admin.TabularInline):
     model = LockedEntity
     extra = 0
     can_delete = False
     fields = ("key", "value", "source", "set_by", "updated_at")
-    readonly_fields = ("updated_at",)
+    readonly_fields = fields
 
 
 @admin.register(Project)
-class ProjectAdmin(NoDeleteMixin, admin.ModelAdmin):
+class ProjectAdmin(OwnBriefingsMixin, BackOfficeLinkMixin, ReadOnlyMixin, admin.ModelAdmin):
+    """Status, brief, counters and flags are kept by the services (a completed brief is
+    rebuilt, the inbox's counters follow the dead letters): nothing is edited here. A briefing
+    is made on the back office (with its stages); the action here archives it through
+    briefing.retention, which records who did."""
+
+    project_path = "pk"
+    back_office_text = BRIEFING_PAGE_TEXT
     list_display = (
         "title", "client_name", "status", "language", "producer", "taken_over_by", "updated_at",
         "archived_at",
@@ -50,7 +83,14 @@ class ProjectAdmin(NoDeleteMixin, admin.ModelAdmin):
     inlines = [StageRunInline, LockedEntityInline]
     actions = ["project_archive"]
 
-    @admin.action(description=_("Archive the selected briefings"), permissions=["change"])
+    def back_office_url(self, obj: Project) -> str:
+        return reverse("project_detail", args=[obj.pk])
+
+    def has_archive_permission(self, request) -> bool:
+        # Who may change a briefing may archive it: through its service, not the change form.
+        return admin.ModelAdmin.has_change_permission(self, request)
+
+    @admin.action(description=_("Archive the selected briefings"), permissions=["archive"])
     def project_archive(self, request, queryset) -> None:
         archived = sum(project_archive(project=project, user=request.user) for project in queryset)
         self.message_user(
@@ -61,14 +101,17 @@ class ProjectAdmin(NoDeleteMixin, admin.ModelAdmin):
 
 
 @admin.register(StageRun)
-class StageRunAdmin(NoDeleteMixin, admin.ModelAdmin):
+class StageRunAdmin(OwnBriefingsMixin, BriefingPageLinkMixin, ReadOnlyMixin, admin.ModelAdmin):
+    """A stage's fields and status move through the orchestrator and the producer's
+    corrections on the briefing's page (validated, with an event), never here."""
+
     list_display = ("project", "order", "key", "status", "closed_by", "closed_at")
     list_filter = ("key", "status", "closed_by")
     search_fields = ("project__title", "summary")
 
 
 @admin.register(Turn)
-class TurnAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class TurnAdmin(OwnBriefingsMixin, ReadOnlyMixin, admin.ModelAdmin):
     list_display = ("project", "seq", "role", "stage_key", "status", "created_at")
     list_filter = ("role", "status", "stage_key")
     search_fields = ("text", "project__title")
@@ -76,14 +119,16 @@ class TurnAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(LockedEntity)
-class LockedEntityAdmin(NoDeleteMixin, admin.ModelAdmin):
+class LockedEntityAdmin(OwnBriefingsMixin, BriefingPageLinkMixin, ReadOnlyMixin, admin.ModelAdmin):
+    """Locks are set and released on the briefing's page (an event says who), never here."""
+
     list_display = ("project", "key", "value", "source", "set_by", "updated_at")
     list_filter = ("key", "source")
     search_fields = ("value", "project__title")
 
 
 @admin.register(BriefingEvent)
-class BriefingEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class BriefingEventAdmin(OwnBriefingsMixin, ReadOnlyMixin, admin.ModelAdmin):
     list_display = ("created_at", "project", "kind", "stage_key", "actor")
     list_filter = ("kind", "stage_key")
     search_fields = ("project__title",)
@@ -91,16 +136,13 @@ class BriefingEventAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(RevokedClientLink)
-class RevokedClientLinkAdmin(NoDeleteMixin, admin.ModelAdmin):
+class RevokedClientLinkAdmin(OwnBriefingsMixin, ReadOnlyMixin, admin.ModelAdmin):
     """Client links that were revoked or rotated: they answer 410 instead of 404."""
 
     list_display = ("revoked_at", "project")
     search_fields = ("project__title",)
     raw_id_fields = ("project",)
     readonly_fields = ("token", "project", "revoked_at")
-
-    def has_add_permission(self, request) -> bool:
-        return False
 
 
 @admin.register(StaffProfile)

@@ -1,10 +1,14 @@
-"""The CRM's admin: leads, inbound messages as they came, and the lead types' catalogues
+"""The CRM's admin: leads and inbound messages as the services wrote them (shown, never
+edited here: a lead's every value says where it came from), and the lead types' catalogues
 (intents and products with their words), which administrators edit."""
 
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.forms.models import BaseInlineFormSet
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
+from core.admin_mixins import BackOfficeLinkMixin, NoEditMixin
 from crm.models import (
     InboundMessage,
     Lead,
@@ -67,21 +71,18 @@ class LeadTypeAdmin(admin.ModelAdmin):
         lead_type_touch(lead_type=form.instance)
 
 
-class LeadContactInline(admin.TabularInline):
+class LeadContactInline(NoEditMixin, admin.TabularInline):
     model = LeadContact
     extra = 0
 
 
-class InboundMessageInline(admin.TabularInline):
+class InboundMessageInline(NoEditMixin, admin.TabularInline):
     model = InboundMessage
     fields = ("received_at", "channel", "sender", "subject", "status")
     readonly_fields = fields
     extra = 0
     can_delete = False
     show_change_link = True
-
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
 
 
 class LeadTermAdmin(admin.ModelAdmin):
@@ -119,7 +120,10 @@ class LeadProductAdmin(LeadTermAdmin):
 
 
 @admin.register(Lead)
-class LeadAdmin(admin.ModelAdmin):
+class LeadAdmin(BackOfficeLinkMixin, NoEditMixin, admin.ModelAdmin):
+    """A card as the reading (or a manager's form) made it, each value with its evidence."""
+
+    back_office_text = _("The lead's page")
     list_display = (
         "last_message_at", "client_name", "client_intent", "product_class", "budget_rub",
         "urgency_days", "needs_call_back", "channel", "status",
@@ -132,9 +136,14 @@ class LeadAdmin(admin.ModelAdmin):
     inlines = [LeadContactInline, InboundMessageInline]
     raw_id_fields = ("project", "created_by")
 
+    def back_office_url(self, obj: Lead) -> str:
+        return reverse("crm:lead_detail", args=[obj.pk])
+
 
 @admin.register(InboundMessage)
-class InboundMessageAdmin(admin.ModelAdmin):
+class InboundMessageAdmin(BackOfficeLinkMixin, NoEditMixin, admin.ModelAdmin):
+    back_office_text = _("The message's page")
+
     list_display = ("received_at", "channel", "source", "sender", "subject", "status", "lead")
     list_filter = ("status", "channel")
     search_fields = ("sender", "subject", "body_text", "external_id")
@@ -149,9 +158,15 @@ class InboundMessageAdmin(admin.ModelAdmin):
     exclude = ("raw",)
     raw_id_fields = ("lead",)
 
+    def back_office_url(self, obj: InboundMessage) -> str:
+        return reverse("crm:message_detail", args=[obj.pk])
+
 
 @admin.register(LeadContact)
-class LeadContactAdmin(admin.ModelAdmin):
+class LeadContactAdmin(NoEditMixin, admin.ModelAdmin):
+    """A lead's phones and e-mails, as its messages gave them (new messages find the lead by
+    them): not edited here."""
+
     list_display = ("value", "kind", "lead")
     list_filter = ("kind",)
     search_fields = ("value",)
@@ -159,7 +174,7 @@ class LeadContactAdmin(admin.ModelAdmin):
 
 
 @admin.register(MailboxPoll)
-class MailboxPollAdmin(admin.ModelAdmin):
+class MailboxPollAdmin(NoEditMixin, admin.ModelAdmin):
     """The IMAP poll's lock of each mailbox, to look at: a claim of a poll that died lapses
     by itself (crm.mailbox_poll)."""
 
@@ -167,18 +182,12 @@ class MailboxPollAdmin(admin.ModelAdmin):
     search_fields = ("mailbox",)
     readonly_fields = list_display
 
-    def has_add_permission(self, request) -> bool:
-        return False
-
 
 @admin.register(MailboxAttempt)
-class MailboxAttemptAdmin(admin.ModelAdmin):
+class MailboxAttemptAdmin(NoEditMixin, admin.ModelAdmin):
     """Mails of a mailbox whose storing failed and will be tried again (deleting a row starts
     its count afresh)."""
 
     list_display = ("mailbox", "raw_sha256", "attempts", "last_error", "first_at")
     search_fields = ("mailbox", "raw_sha256", "last_error")
     readonly_fields = list_display
-
-    def has_add_permission(self, request) -> bool:
-        return False

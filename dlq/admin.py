@@ -1,6 +1,12 @@
-from django.contrib import admin
+"""The dlq app's admin: the calls, dead letters and their actions are shown, never edited
+(a dead letter is fixed, replayed or discarded on its review page, which records the action
+and keeps the briefings' inbox counts right); the price table is edited here."""
 
-from core.admin_mixins import NoDeleteMixin
+from django.contrib import admin
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from core.admin_mixins import BackOfficeLinkMixin, NoEditMixin, ReadOnlyMixin
 from dlq.models import (
     CallLatency,
     CallRollup,
@@ -11,9 +17,25 @@ from dlq.models import (
     StructuredCall,
 )
 
+DEAD_LETTER_PAGE_TEXT = _(
+    "The dead letter's review page: it is fixed, replayed or discarded there, with a record"
+)
+
+
+class DeadLetterPageLinkMixin(BackOfficeLinkMixin):
+    back_office_text = DEAD_LETTER_PAGE_TEXT
+
+    def dead_letter_id(self, obj) -> int:
+        return obj.pk
+
+    def back_office_url(self, obj) -> str:
+        return reverse("dlq:dead_letter_detail", args=[self.dead_letter_id(obj)])
+
 
 @admin.register(StructuredCall)
-class StructuredCallAdmin(admin.ModelAdmin):
+class StructuredCallAdmin(NoEditMixin, admin.ModelAdmin):
+    """The cost ledger and the parse-quality figures' source: recorded per call, not edited."""
+
     list_display = (
         "created_at", "schema_name", "provider", "model", "outcome", "retry_used",
         "latency_ms", "prompt_tokens", "cached_tokens", "completion_tokens", "cost", "pool",
@@ -25,7 +47,7 @@ class StructuredCallAdmin(admin.ModelAdmin):
     readonly_fields = [f.name for f in StructuredCall._meta.fields]
 
 
-class DeadLetterActionInline(admin.TabularInline):
+class DeadLetterActionInline(NoEditMixin, admin.TabularInline):
     """The audit trail, read-only: actions are taken on the review pages, never edited."""
 
     model = DeadLetterAction
@@ -33,12 +55,11 @@ class DeadLetterActionInline(admin.TabularInline):
     can_delete = False
     readonly_fields = ("at", "kind", "user", "note", "data")
 
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
 
 @admin.register(DeadLetter)
-class DeadLetterAdmin(NoDeleteMixin, admin.ModelAdmin):
+class DeadLetterAdmin(DeadLetterPageLinkMixin, ReadOnlyMixin, admin.ModelAdmin):
+    """Shown here; its status moves on the review page only (an action says who and why)."""
+
     inlines = [DeadLetterActionInline]
     list_display = (
         "created_at", "schema_name", "error_signature", "provider", "source_kind", "source_id",
@@ -55,7 +76,7 @@ class DeadLetterAdmin(NoDeleteMixin, admin.ModelAdmin):
 
 
 @admin.register(DeadLetterAction)
-class DeadLetterActionAdmin(NoDeleteMixin, admin.ModelAdmin):
+class DeadLetterActionAdmin(DeadLetterPageLinkMixin, ReadOnlyMixin, admin.ModelAdmin):
     """The audit trail across all dead letters; nothing here is edited."""
 
     list_display = ("at", "dead_letter", "kind", "user", "note")
@@ -64,8 +85,8 @@ class DeadLetterActionAdmin(NoDeleteMixin, admin.ModelAdmin):
     date_hierarchy = "at"
     readonly_fields = ("dead_letter", "kind", "at", "user", "note", "data")
 
-    def has_add_permission(self, request) -> bool:
-        return False
+    def dead_letter_id(self, obj: DeadLetterAction) -> int:
+        return obj.dead_letter_id
 
 
 @admin.register(ModelPrice)
@@ -83,7 +104,7 @@ class ModelPriceAdmin(admin.ModelAdmin):
 
 
 @admin.register(ClassifierDisagreement)
-class ClassifierDisagreementAdmin(admin.ModelAdmin):
+class ClassifierDisagreementAdmin(NoEditMixin, admin.ModelAdmin):
     """Messages on which level 1's model and the shipped classifier disagreed (read-only)."""
 
     list_display = ("created_at", "source_kind", "source_id", "fields", "text")
@@ -94,18 +115,9 @@ class ClassifierDisagreementAdmin(admin.ModelAdmin):
         "classifier_verdict",
     )  # fmt: skip
 
-    def has_add_permission(self, request) -> bool:
-        return False
 
-
-class _ReadOnlyAdmin(admin.ModelAdmin):
+class _ReadOnlyAdmin(NoEditMixin, admin.ModelAdmin):
     """Figures folded by code from the recorded calls: looked at, never edited by hand."""
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(CallRollup)

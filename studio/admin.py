@@ -1,7 +1,10 @@
-"""The studio's data in the admin: rate card, portfolio, production calendar."""
+"""The studio's data in the admin: rate card, portfolio, production calendar (edited here);
+client memory, whose snapshots are corrected here through studio.memory and whose lines are
+rebuilt from them (shown only)."""
 
 from django.contrib import admin
 
+from core.admin_mixins import NoEditMixin
 from studio.memory import snapshot_correct
 from studio.models import (
     CalendarPeriod,
@@ -51,8 +54,10 @@ class ClientSnapshotAdmin(admin.ModelAdmin):
 
 
 @admin.register(MemoryItem)
-class MemoryItemAdmin(admin.ModelAdmin):
-    """The lines per-turn retrieval searches, per client key (rebuilt with the snapshots)."""
+class MemoryItemAdmin(NoEditMixin, admin.ModelAdmin):
+    """The lines per-turn retrieval searches, per client key: rebuilt with the snapshots, so
+    a change is made to the snapshot's facts (a line edited here would vanish at the next
+    rebuild, one added here would reach a client's prompts from nowhere)."""
 
     list_display = ["key", "text", "source"]
     search_fields = ["key", "text"]

@@ -1,10 +1,12 @@
-"""Admin of webhooks: subscriptions are set up here; deliveries are read and sent again."""
+"""Admin of webhooks: subscriptions are set up here; deliveries and their attempts are the
+delivery log, read (never edited) and sent again through webhooks.services."""
 
 from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
 
+from core.admin_mixins import NoEditMixin
 from core.errors import ApplicationError
 from webhooks.models import (
     EVENT_KINDS,
@@ -70,7 +72,7 @@ class WebhookSubscriptionAdmin(admin.ModelAdmin):
             )
 
 
-class WebhookAttemptInline(admin.TabularInline):
+class WebhookAttemptInline(NoEditMixin, admin.TabularInline):
     """The delivery log, read-only."""
 
     model = WebhookAttempt
@@ -78,12 +80,9 @@ class WebhookAttemptInline(admin.TabularInline):
     can_delete = False
     fields = readonly_fields = ("at", "status_code", "error", "duration_ms")
 
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(admin.ModelAdmin):
+class WebhookDeliveryAdmin(NoEditMixin, admin.ModelAdmin):
     inlines = [WebhookAttemptInline]
     list_display = (
         "created_at", "kind", "subscription", "event_id", "status", "attempts",
@@ -100,10 +99,11 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     )  # fmt: skip
     actions = ["deliver_again"]
 
-    def has_add_permission(self, request) -> bool:
-        return False
+    def has_redeliver_permission(self, request) -> bool:
+        # Who may change a delivery may send it again: through its service (which says who).
+        return admin.ModelAdmin.has_change_permission(self, request)
 
-    @admin.action(description="Deliver again", permissions=["change"])
+    @admin.action(description="Deliver again", permissions=["redeliver"])
     def deliver_again(self, request, queryset) -> None:
         queued, refused = 0, []
         for delivery in queryset:
@@ -120,7 +120,7 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
 
 
 @admin.register(WebhookAttempt)
-class WebhookAttemptAdmin(admin.ModelAdmin):
+class WebhookAttemptAdmin(NoEditMixin, admin.ModelAdmin):
     """Every attempt across all deliveries; nothing here is edited."""
 
     list_display = ("at", "delivery", "status_code", "error", "duration_ms")
@@ -129,6 +129,3 @@ class WebhookAttemptAdmin(admin.ModelAdmin):
     date_hierarchy = "at"
     list_select_related = ("delivery__subscription",)
     readonly_fields = ("delivery", "at", "status_code", "error", "duration_ms")
-
-    def has_add_permission(self, request) -> bool:
-        return False
