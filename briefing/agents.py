@@ -21,7 +21,7 @@ from dlq.models import StructuredCall
 from dlq.services import structured_run
 from llmkit.parse import FieldError
 from llmkit.structured import StructuredResult
-from llmkit.types import Provider
+from llmkit.types import Completion, Message, Provider
 from studio.memory import SnapshotReads, retrieval_block, snapshot_for_profile
 
 
@@ -218,29 +218,14 @@ def stage_agent_run(
     max_tokens: int | None = None,
     pool: str = "",
     session: str = "",
+    first_answer: Completion | None = None,
 ) -> tuple[StructuredResult, StructuredCall]:
     """One stage agent call through the structured-output engine, recorded. `budget_s` is
     what the turn has left (the call never takes more than LLM_CALL_BUDGET_S either);
     `provider`, `pool` and `max_tokens` come from the turn's route (briefing.routing),
-    `session` is the briefing's ledger key."""
-    memory, retrieved = snapshot_for_profile(call.profile, reads=call.snapshots), _retrieved(call)
-    prompt = stage_prompt(
-        spec=call.spec,
-        locks=call.locks,
-        summaries=call.summaries,
-        known=call.known,
-        turns=call.turns,
-        language=call.language,
-        opening=call.opening,
-        omitted_turns=call.omitted_turns,
-        # what the reader already filled in stages still to come (closed ones are summarised)
-        profile={k: v for k, v in call.profile.items() if k not in call.closed_stages},
-        tool_results=_tool_blocks(call),
-        final_rules=FINAL_ANSWER_RULES if call.tools is not None and call.tools.outcomes else "",
-        memory=memory,
-        retrieved=retrieved,
-        dialogue=call.dialogue,
-    )
+    `session` is the briefing's ledger key; `first_answer`, the text a tool-calling request
+    with these messages answered (validated as the first attempt, not asked again)."""
+    prompt, memory, retrieved = _stage_prompt_for(call)
     sources = sources_validator(
         tool_texts=call.tools.source_texts if call.tools is not None else tuple,
         client_texts=call.client_texts, known=lambda: call.profile,
@@ -268,7 +253,37 @@ def stage_agent_run(
         session=session,
         # The rules agent at the chain's end answers with the stage's dialogue.
         rules_responder=lambda _turn: rules_reply(call),
+        first_answer=first_answer,
     )
+
+
+def stage_messages(call: StageCall) -> list[Message]:
+    """The messages of the stage call for `call` (its tools included): what a tool-calling
+    provider is asked first, so that an answer in text is the stage's answer."""
+    return _stage_prompt_for(call)[0].messages()
+
+
+def _stage_prompt_for(call: StageCall) -> tuple[Any, str, str]:
+    """The stage call's prompt, with the memory snapshot and retrieved lines it holds."""
+    memory, retrieved = snapshot_for_profile(call.profile, reads=call.snapshots), _retrieved(call)
+    prompt = stage_prompt(
+        spec=call.spec,
+        locks=call.locks,
+        summaries=call.summaries,
+        known=call.known,
+        turns=call.turns,
+        language=call.language,
+        opening=call.opening,
+        omitted_turns=call.omitted_turns,
+        # what the reader already filled in stages still to come (closed ones are summarised)
+        profile={k: v for k, v in call.profile.items() if k not in call.closed_stages},
+        tool_results=_tool_blocks(call),
+        final_rules=FINAL_ANSWER_RULES if call.tools is not None and call.tools.outcomes else "",
+        memory=memory,
+        retrieved=retrieved,
+        dialogue=call.dialogue,
+    )
+    return prompt, memory, retrieved
 
 
 def stage_answer_check(*, turn, raw: str):

@@ -17,7 +17,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.utils import timezone
 
-from briefing.agents import StageCall, stage_agent_run
+from briefing.agents import StageCall, stage_agent_run, stage_messages
 from briefing.completion import brief_finish
 from briefing.dialogue import readback
 from briefing.field_states import (
@@ -401,17 +401,22 @@ def _run_stage(
     else:
         options = stage_call_options(work.meter, project_id=work.project.pk)
     if work.tools is None and not by_code:
-        work.tools = turn_tools_run(call=call, turn=work.turn, meter=work.meter,
-                                    options=options, budget_left=work.budget_left,
-                                    earlier=work.earlier)  # fmt: skip
+        work.tools = turn_tools_run(
+            call=call, turn=work.turn, meter=work.meter, options=options,
+            budget_left=work.budget_left, earlier=work.earlier,
+            messages=lambda tools: stage_messages(dataclasses.replace(call, tools=tools)),
+        )  # fmt: skip
         for outcome in work.tools.outcomes:
             work.event(Kind.TOOL_CALLED, stage.key, **outcome.as_event())
         if work.tools.outcomes:
             work.turn.meta = {**work.turn.meta, "tools": work.tools.as_meta()}
     call = dataclasses.replace(call, tools=None if by_code else work.tools)
+    first_answer = None  # the tool step's answer in text, when there is one
+    if work.tools is not None and not by_code:
+        first_answer, work.tools.text_answer = work.tools.text_answer, None
     result, record = stage_agent_run(
         call, source_id=str(work.turn.pk), raw_input=work.turn.text, budget_s=work.budget_left(),
-        **options,
+        first_answer=first_answer, **options,
     )  # fmt: skip
     if work.meter is not None and not by_code:
         work.meter.record(result)

@@ -20,7 +20,7 @@ from briefing.source_names import unsourced_names
 from core.input import long_runs_blank
 from llmkit.parse import FieldError
 from llmkit.tools import ToolOutcome, ToolSession, ToolStep, untrusted
-from llmkit.types import Message, ProviderError
+from llmkit.types import Completion, Message, ProviderError, Usage
 
 if TYPE_CHECKING:
     from studio.memory import SnapshotReads
@@ -76,6 +76,10 @@ class TurnTools:
     loop_requests: int = 0
     # The tool-calling provider failed: the code pre-fetches instead.
     loop_failed: bool = False
+    # The loop's first request answered in text, calling no tool: it was asked with the
+    # stage call's own messages, so it is the stage's answer (validated like any, not asked
+    # for again). Taken by the stage call that follows.
+    text_answer: Completion | None = None
     # Earlier turns' tool calls, compact (the session horizon's log: no data); read only
     # when a prompt folds older turns out, so a turn that shows them all pays no query.
     earlier_calls: Callable[[], tuple[str, ...]] = tuple
@@ -223,6 +227,7 @@ def tools_model_loop(
     messages: Sequence[Message],
     max_requests: int,
     timeout: Callable[[], float],
+    max_tokens: int = 256,
 ) -> None:
     """Let a tool-calling provider ask for tools, in its own wire format, until it answers
     without a call, nothing is left to offer, or `max_requests` is spent (the turn's cap
@@ -236,7 +241,7 @@ def tools_model_loop(
         try:
             step: ToolStep = provider.chat_tools(
                 messages, exchanges=exchanges, tools=visible, timeout=timeout(),
-                max_tokens=256,
+                max_tokens=max_tokens,
             )  # fmt: skip
         except ProviderError:
             tools.loop_failed = True  # the final call's failover handles the provider
@@ -244,6 +249,13 @@ def tools_model_loop(
         finally:
             tools.loop_requests += 1
         if not step.tool_calls:
+            if not exchanges:
+                tools.text_answer = Completion(
+                    step.text,
+                    provider.name,
+                    provider.model,
+                    usage=Usage(completion_tokens=step.completion_tokens),
+                )
             return
         for call in step.tool_calls:
             outcome = tools.session.call(call.name, call.arguments, via="model")
@@ -464,14 +476,16 @@ def turn_tools_run(
     meter: Any,
     options: Mapping[str, Any],
     budget_left: Callable[[], float],
+    messages: Callable[[TurnTools], Sequence[Message]],
     earlier: Callable[[], Sequence[Any]] = tuple,
 ) -> TurnTools:
     """The turn's tools, used once before its first stage answer: a provider of the turn's
-    chain that can call tools gets them in its own wire format (the loop bounded by the
-    turn's cap, its requests counted against it); otherwise, and when that provider is
-    down, the code calls what the message asks for. `earlier`: the briefing's turns before
-    this one (their tool calls are logged when older turns are folded out of a prompt)."""
-    from briefing.context import stage_prompt
+    chain that can call tools gets them in its own wire format, with the stage call's own
+    `messages` (built for these tools), the loop bounded by the turn's cap and its requests
+    counted against it; a first answer in text is the stage's answer (`text_answer`).
+    Otherwise, and when that provider is down, the code calls what the message asks for.
+    `earlier`: the briefing's turns before this one (their tool calls are logged when older
+    turns are folded out of a prompt)."""
     from dlq.services import llm_chain
 
     tools = turn_tools_for(
@@ -484,18 +498,14 @@ def turn_tools_run(
     if provider is None:
         tools_prefetch(tools, text=turn.text, profile=call.profile)
         return tools
-    prompt = stage_prompt(
-        spec=call.spec, locks=call.locks, summaries=call.summaries, known=call.known,
-        turns=call.turns or [("client", turn.text)], language=call.language,
-        opening=call.opening, omitted_turns=call.omitted_turns, profile=call.profile,
-    )  # fmt: skip
-    messages = [*prompt.messages(), Message("user", TOOL_STEP_INSTRUCTION)]
+    asked = [*messages(tools), Message("user", TOOL_STEP_INSTRUCTION)]
     tools_model_loop(
-        tools, provider=provider, messages=messages,
+        tools, provider=provider, messages=asked,
         max_requests=tool_loop_max_requests(meter), timeout=budget_left,
+        max_tokens=options.get("max_tokens") or settings.BRIEFING_MAX_TOKENS,
     )  # fmt: skip
-    if meter is not None:
-        meter.calls += tools.loop_requests
+    if meter is not None:  # a text answer is counted by the stage call that uses it
+        meter.calls += tools.loop_requests - (tools.text_answer is not None)
     if tools.loop_failed and not tools.outcomes:
         tools_prefetch(tools, text=turn.text, profile=call.profile)
     return tools
@@ -503,8 +513,8 @@ def turn_tools_run(
 
 TOOL_STEP_INSTRUCTION = (
     "Before you answer: if the client's last message asks about price, similar work, a "
-    "deadline or their history with the studio, call the matching tool. Otherwise answer "
-    "without calling any tool."
+    "deadline or their history with the studio, call the matching tool. Otherwise give "
+    "your answer now, as the JSON object described above, without calling any tool."
 )
 
 

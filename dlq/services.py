@@ -25,10 +25,11 @@ from llmkit.config import chain_from_env
 from llmkit.fields import StructuredModel
 from llmkit.parse import FieldError, ParseOutcome, SemanticValidator, Target
 from llmkit.pools import PoolSet, pools_from_env
+from llmkit.providers.answered import AnsweredOnce
 from llmkit.providers.rules import Responder, rules_answering
 from llmkit.session import cache_session, cache_worthy
 from llmkit.structured import StructuredResult, run_structured
-from llmkit.types import Message, Provider
+from llmkit.types import Completion, Message, Provider
 from webhooks.events import dead_letter_created_emit
 
 
@@ -172,6 +173,7 @@ def structured_run(
     pool: str = "",
     session: str = "",
     rules_responder: Responder | None = None,
+    first_answer: Completion | None = None,
 ) -> tuple[StructuredResult, StructuredCall]:
     """Run a structured call through the configured chain (or `provider`) and record it.
 
@@ -185,12 +187,16 @@ def structured_run(
     the prompt's stable prefix is worth a cache write (LLM_CACHE_MIN_TOKENS).
     `rules_responder` is the caller's own logic for the rules agent at the chain's end (a
     stage's dialogue, a lead card's reading); without it the rules agent fills the schema
-    from the extractors.
+    from the extractors. `first_answer` is an answer already received for these messages
+    (a tool-calling request answered in text): it is validated as the first attempt, and
+    only its retry, if needed, is a request.
     """
     budget = settings.LLM_CALL_BUDGET_S
     chain = provider or llm_chain()
     if rules_responder is not None:
         chain = rules_answering(chain, rules_responder)
+    if first_answer is not None:
+        chain = AnsweredOnce(chain, first_answer)
     worthy = cache_worthy(prompt_estimate[0], settings.LLM_CACHE_MIN_TOKENS)
     with cache_session(session if worthy else None):
         result = run_structured(

@@ -46,7 +46,7 @@ def test_a_replay_that_parses_is_applied_through_the_gate(
     project, dead_lettered_turn, scripted_model, replay, manager
 ):
     turn, letter = dead_lettered_turn
-    scripted_model.answers(FIXED_INTRO, NEXT_QUESTION)
+    scripted_model.answers(FIXED_INTRO)
     letter = replay(letter)
     turn.refresh_from_db()
     assert letter.status == DeadLetter.Status.REPLAYED
@@ -57,8 +57,9 @@ def test_a_replay_that_parses_is_applied_through_the_gate(
     assert turn.status == Turn.Status.DONE
     assert StageRun.objects.get(project=project, key="intro").fields["clientName"] == "Анна"
     assert StageRun.objects.get(project=project, key="vision").status == "open"
-    # The holding reply of the first failure, then the one real answer.
-    assert [t.text for t in turn.replies.order_by("seq")][-1] == "Как называется продукт?"
+    # The holding reply of the first failure, then the one real answer: the next stage's
+    # question, written by code.
+    assert "Как называется продукт" in [t.text for t in turn.replies.order_by("seq")][-1]
     assert turn.replies.count() == 2
     # The replay's call is recorded like any call, under the same turn.
     assert replayed.data["call"] != letter.call_id

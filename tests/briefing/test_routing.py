@@ -74,7 +74,7 @@ class Brain:
                 **self.verdicts.get(text, {}),
             }  # fmt: skip
         elif "tools" in request:  # a tool step: the model answers without calling a tool
-            answer = self.stage_answer if isinstance(self.stage_answer, dict) else ASK_NAME
+            answer = ASK_NAME if self.stage_answer == "complete" else self.stage_answer
         elif self.stage_answer == "complete":
             schema = request["response_format"]["json_schema"]["schema"]
             answer = {name: _value(name, prop) for name, prop in schema["properties"].items()}
@@ -250,14 +250,37 @@ def test_with_studio_tools_a_turn_that_closes_a_stage_gets_the_next_question_in_
     fast.stage_answer = FIXED_INTRO
     turn = say(project, "Анна из «Зерна», +7 916 123-45-67, нужен ролик")
     route = route_of(turn)
-    assert route["capped"] is None
-    assert route["calls"] <= route["max_calls"] == 4
-    assert any("tools" in request for request in fast.stage_requests())  # tools were offered
+    # Level 1 and one stage request, which offered the tools: its answer in text was the
+    # stage's answer, not thrown away and asked for again.
+    assert (route["calls"], route["capped"], route["max_calls"]) == (2, None, 4)
+    [asked] = fast.stage_requests()
+    assert "tools" in asked
+    call = StructuredCall.objects.get(
+        source_kind="briefing_turn", source_id=str(turn.pk), provider="openai-fast"
+    )
+    assert call.outcome != "failed"
     reply = turn.replies.order_by("seq").last()
     assert reply.stage_key == "vision"
     assert not reply.text.startswith("Спасибо! Мне нужно немного времени")
     assert not BriefingEvent.objects.filter(
         project=project, kind=BriefingEvent.Kind.TURN_CAPPED
+    ).exists()
+
+
+def test_a_tool_step_answer_that_does_not_validate_gets_one_retry_within_the_cap(
+    project, say, pools
+):
+    studio_demo_load(today=timezone.localdate())
+    fast, _ = pools
+    fast.stage_answer = "not json"
+    turn = say(project, "Анна из «Зерна», +7 916 123-45-67, нужен ролик")
+    route = route_of(turn)
+    assert (route["calls"], route["capped"]) == (3, None)  # level 1, the tool step, the retry
+    first, retry = fast.stage_requests()
+    assert "tools" in first
+    assert "tools" not in retry
+    assert BriefingEvent.objects.filter(
+        project=project, kind=BriefingEvent.Kind.RETRY_USED
     ).exists()
 
 
