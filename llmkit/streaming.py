@@ -5,6 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 SSE_DONE = "[DONE]"
+# How long a stream stays open after the answer's closing brace for the token counts the
+# provider sends last (OpenAI's usage chunk, GigaChat's and YandexGPT's final chunk). A model
+# held by a schema stops at the brace, so they follow at once; without them the call's cost
+# is our estimate.
+USAGE_WAIT_S = 2.0
+# Text past the answer (a closing fence, a newline) that the wait tolerates. A model still
+# talking after that sends its counts only when it stops: hanging up saves its tokens.
+AFTER_ANSWER_MAX_CHARS = 64
 
 
 class JsonObjectTracker:

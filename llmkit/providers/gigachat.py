@@ -24,7 +24,7 @@ from llmkit.providers.openai_compat import (
     first_message,
 )
 from llmkit.session import current_cache_session
-from llmkit.streaming import iter_sse_data
+from llmkit.streaming import USAGE_WAIT_S, iter_sse_data
 from llmkit.tools import ToolCall, ToolSpec, ToolStep, gigachat_functions
 from llmkit.types import Completion, Message, ProviderError, Usage
 
@@ -73,6 +73,7 @@ class GigaChatProvider:
         name: str = "gigachat",
         timeout_s: float = DEFAULT_TIMEOUT_S,
         clock: Callable[[], float] = time.time,
+        usage_wait_s: float = USAGE_WAIT_S,
     ) -> None:
         if not auth_key:
             raise ValueError("GigaChat needs an authorization key")
@@ -85,6 +86,7 @@ class GigaChatProvider:
         self.base_url = base_url.rstrip("/")
         self.oauth_url = oauth_url
         self.timeout_s = timeout_s
+        self.usage_wait_s = usage_wait_s  # after the answer, for the usage chunk
         # Wall clock, not monotonic: `expires_at` from the OAuth answer is a Unix time.
         self._clock = clock
         self._http = HttpTransport(name, verify=build_verify(verify, ca_bundle))
@@ -214,10 +216,13 @@ class GigaChatProvider:
                 if not is_event_stream(response):
                     data = self._http.decode_json(self._http.read_body(response, deadline))
                     return self._completion_from_json(data, deadline)
-                collected.consume(
-                    iter_sse_data(self._http.iter_lines(response, deadline)),
-                    self._http.decode_json,
-                )
+                events = iter_sse_data(self._http.iter_lines(response, deadline))
+                collected.consume(events, self._http.decode_json)
+                if collected.awaits_usage:
+                    # GigaChat counts the tokens in the chunk that ends the stream.
+                    wait_s = min(self.usage_wait_s, deadline.remaining())
+                    with self._http.hang_up_after(response, wait_s):
+                        collected.read_usage(events, self._http.decode_json)
         except ProviderError as error:
             if error.status == 401:
                 raise _Unauthorized(error) from error

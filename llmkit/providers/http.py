@@ -6,10 +6,11 @@ import email.utils
 import json
 import os
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -247,6 +248,45 @@ class HttpTransport:
             yield response
         finally:
             response.close()
+
+    @contextmanager
+    def hang_up_after(self, response: httpx.Response, seconds: float) -> Iterator[None]:
+        """Cut `response`'s connection `seconds` from now unless the block has ended first.
+
+        httpx fixes a stream's read timeout when the request is sent, so a read already
+        waiting cannot be given a shorter one; shutting the socket down from a timer wakes
+        that read (it sees the stream end, which the reader reports as a bad_response) over
+        plain TCP and TLS alike. Without a socket to reach (another transport), the block
+        is bounded by the call's deadline alone.
+        """
+        stream = response.extensions.get("network_stream")
+        sock = stream.get_extra_info("socket") if stream is not None else None
+        if sock is None:
+            yield
+            return
+        lock = threading.Lock()
+        ended = False
+
+        def hang_up() -> None:
+            with lock:
+                if ended:
+                    return
+                with suppress(OSError):
+                    # The plain socket's shutdown, not SSLSocket's, which would also drop the
+                    # TLS state that the reading thread is using.
+                    socket.socket.shutdown(sock, socket.SHUT_RDWR)
+
+        timer = threading.Timer(max(seconds, 0.0), hang_up)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            # Under the lock: once this block is left the timer can no longer touch the
+            # socket, which the caller is about to close or give back to the pool.
+            with lock:
+                ended = True
+            timer.cancel()
 
     def iter_lines(self, response: httpx.Response, deadline: Deadline) -> Iterator[str]:
         return self._guarded(response.iter_lines(), deadline)

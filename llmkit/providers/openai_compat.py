@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -15,7 +15,12 @@ from llmkit.providers.http import (
     build_verify,
     is_event_stream,
 )
-from llmkit.streaming import JsonObjectTracker, iter_sse_data
+from llmkit.streaming import (
+    AFTER_ANSWER_MAX_CHARS,
+    USAGE_WAIT_S,
+    JsonObjectTracker,
+    iter_sse_data,
+)
 from llmkit.tools import ToolCall, ToolSpec, ToolStep, openai_tools
 from llmkit.types import Completion, Message, ProviderError, Usage
 
@@ -48,7 +53,9 @@ class ChatCompletionsStream:
     """Collects a `chat.completion.chunk` SSE stream, stopping once the JSON object closed.
 
     Shared by the OpenAI-compatible and GigaChat providers, whose streams differ only in how
-    usage is reported.
+    usage is reported: OpenAI in a chunk of its own with no choices after the last one
+    (asked for with `stream_options.include_usage`), GigaChat in the chunk that carries the
+    finish reason.
     """
 
     def __init__(self, provider: str) -> None:
@@ -57,38 +64,79 @@ class ChatCompletionsStream:
         self.model: str | None = None
         self.finish_reason: str | None = None
         self.usage_payload: Mapping[str, Any] | None = None
+        # True once the counts of the whole answer came (some servers count every chunk).
+        self.usage_final = False
         self.early_closed = False
+        self._past_answer = 0  # characters the model sent after the closing brace
 
-    def consume(self, payloads: Iterable[str], decode: Any) -> None:
+    def _chunk(self, payload: str, decode: Any) -> Mapping[str, Any]:
+        chunk = decode(payload)
+        if not isinstance(chunk, Mapping):
+            raise ProviderError(
+                "bad_response",
+                f"stream event is not an object: {payload[:200]!r}",
+                provider=self.provider,
+            )
+        if "error" in chunk:
+            # Servers report failures that happen after the 200 inside the stream.
+            raise ProviderError(
+                "server",
+                f"error inside the stream: {chunk['error']!r}"[:2000],
+                provider=self.provider,
+            )
+        self.model = chunk.get("model") or self.model
+        if chunk.get("usage"):
+            self.usage_payload = chunk["usage"]
+            choices = chunk.get("choices") or []
+            self.usage_final = not choices or any(
+                isinstance(choice, Mapping) and choice.get("finish_reason") for choice in choices
+            )
+        return chunk
+
+    @staticmethod
+    def _contents(chunk: Mapping[str, Any]) -> Iterator[tuple[str | None, Mapping[str, Any]]]:
+        """(text, choice) of the first choice's delta in this chunk."""
+        for choice in chunk.get("choices") or []:
+            if not isinstance(choice, Mapping) or choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or {}
+            content = delta.get("content") if isinstance(delta, Mapping) else None
+            yield (content if isinstance(content, str) else None), choice
+
+    def consume(self, payloads: Iterator[str], decode: Any) -> None:
+        """Read events until the answer's JSON object closed or the stream ended; the
+        events after the close are left in `payloads` for `read_usage`."""
         for payload in payloads:
-            chunk = decode(payload)
-            if not isinstance(chunk, Mapping):
-                raise ProviderError(
-                    "bad_response",
-                    f"stream event is not an object: {payload[:200]!r}",
-                    provider=self.provider,
-                )
-            if "error" in chunk:
-                # Servers report failures that happen after the 200 inside the stream.
-                raise ProviderError(
-                    "server",
-                    f"error inside the stream: {chunk['error']!r}"[:2000],
-                    provider=self.provider,
-                )
-            self.model = chunk.get("model") or self.model
-            if chunk.get("usage"):
-                self.usage_payload = chunk["usage"]
-            for choice in chunk.get("choices") or []:
-                if not isinstance(choice, Mapping) or choice.get("index", 0) != 0:
-                    continue
-                delta = choice.get("delta") or {}
-                content = delta.get("content") if isinstance(delta, Mapping) else None
-                if isinstance(content, str) and self.tracker.feed(content) is not None:
-                    # The answer is complete; everything after is wasted tokens and time.
+            chunk = self._chunk(payload, decode)
+            for content, choice in self._contents(chunk):
+                if content is not None and (cut := self.tracker.feed(content)) is not None:
+                    # The answer is complete: what the model says after it is not read.
                     self.early_closed = True
+                    self._past_answer = len(content) - cut
                     return
                 if choice.get("finish_reason"):
                     self.finish_reason = choice["finish_reason"]
+
+    @property
+    def awaits_usage(self) -> bool:
+        """The answer closed before the stream ended and its counts are still to come."""
+        return self.early_closed and not self.usage_final
+
+    def read_usage(self, payloads: Iterator[str], decode: Any) -> None:
+        """Read on past the answer for the usage the server sends last, until it came, the
+        stream ended, it failed (the caller's hang-up ends it this way too) or the model
+        kept talking. The answer is complete whatever happens here: nothing is raised."""
+        try:
+            for payload in payloads:
+                chunk = self._chunk(payload, decode)
+                if self.usage_final:
+                    return
+                for content, _choice in self._contents(chunk):
+                    self._past_answer += len(content or "")
+                if self._past_answer > AFTER_ANSWER_MAX_CHARS:
+                    return
+        except ProviderError:
+            return
 
     def check_complete(self) -> None:
         if not self.early_closed and self.finish_reason is None:
@@ -147,9 +195,10 @@ def completion_from_json(
 class OpenAICompatProvider:
     """POST {base_url}/chat/completions with optional strict JSON schema and SSE streaming.
 
-    With stream=True the connection is closed as soon as the first top-level JSON object of
-    the answer has closed. The server reports usage only at the end of a stream, so an
-    early-closed Completion carries zero usage.
+    With stream=True the answer is read up to the close of its first top-level JSON object;
+    the server reports usage only at the end of a stream, so the connection stays open up to
+    `usage_wait_s` more for it. An early-closed Completion whose usage did not come in that
+    time carries zero usage.
     """
 
     def __init__(
@@ -162,6 +211,7 @@ class OpenAICompatProvider:
         verify: bool | str | Path = True,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         schema_format: SchemaFormat = "json_schema",
+        usage_wait_s: float = USAGE_WAIT_S,
     ) -> None:
         if schema_format not in ("json_schema", "json_object", "off"):
             raise ValueError(f"unknown schema_format {schema_format!r}")
@@ -171,6 +221,7 @@ class OpenAICompatProvider:
         self.model = model
         self.name = name
         self.timeout_s = timeout_s
+        self.usage_wait_s = usage_wait_s
         self._http = HttpTransport(name, verify=build_verify(verify))
 
     def __repr__(self) -> str:
@@ -250,9 +301,12 @@ class OpenAICompatProvider:
                 # Some servers ignore `stream` and answer in one JSON body; take it as is.
                 data = self._http.decode_json(self._http.read_body(response, deadline))
                 return self._completion_from_json(data, deadline)
-            collected.consume(
-                iter_sse_data(self._http.iter_lines(response, deadline)), self._http.decode_json
-            )
+            events = iter_sse_data(self._http.iter_lines(response, deadline))
+            collected.consume(events, self._http.decode_json)
+            if collected.awaits_usage:
+                wait_s = min(self.usage_wait_s, deadline.remaining())
+                with self._http.hang_up_after(response, wait_s):
+                    collected.read_usage(events, self._http.decode_json)
         collected.check_complete()
         return Completion(
             text=collected.tracker.text,

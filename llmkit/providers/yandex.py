@@ -14,7 +14,7 @@ from llmkit.providers.http import (
     build_verify,
     error_for_status,
 )
-from llmkit.streaming import JsonObjectTracker
+from llmkit.streaming import AFTER_ANSWER_MAX_CHARS, USAGE_WAIT_S, JsonObjectTracker
 from llmkit.tools import ToolCall, ToolSpec, ToolStep, yandex_tools
 from llmkit.types import Completion, Message, ProviderError, Usage
 
@@ -68,7 +68,8 @@ class YandexGPTProvider:
     """YandexGPT by Api-Key or IAM token.
 
     With stream=True each streamed object carries the full text so far; the new suffix is
-    fed to the JSON tracker and the connection is closed once the first object has closed.
+    fed to the JSON tracker and, once the first object has closed, the stream is read up to
+    `usage_wait_s` more for the final result's token counts, then closed.
     """
 
     def __init__(
@@ -82,6 +83,7 @@ class YandexGPTProvider:
         name: str = "yandex",
         verify: bool | str = True,
         timeout_s: float = DEFAULT_TIMEOUT_S,
+        usage_wait_s: float = USAGE_WAIT_S,
     ) -> None:
         if not folder_id:
             raise ValueError("YandexGPT needs a folder id")
@@ -94,6 +96,7 @@ class YandexGPTProvider:
         self.name = name
         self.base_url = base_url.rstrip("/")
         self.timeout_s = timeout_s
+        self.usage_wait_s = usage_wait_s  # after the answer, for the final result's counts
         self._http = HttpTransport(name, verify=build_verify(verify))
 
     def __repr__(self) -> str:
@@ -180,8 +183,9 @@ class YandexGPTProvider:
         with self._http.open_stream(
             url, deadline=deadline, json_body=body, headers=self._headers()
         ) as response:
+            results = iter_json_objects(self._http.iter_text(response, deadline))
             try:
-                for data in iter_json_objects(self._http.iter_text(response, deadline)):
+                for data in results:
                     result = self._result(data)
                     text, status = self._alternative(result)
                     usage = result.get("usage") or usage
@@ -199,6 +203,12 @@ class YandexGPTProvider:
                         break
             except ValueError as exc:
                 raise ProviderError("bad_response", str(exc), provider=self.name) from exc
+            if early_closed and status not in _FINAL_STATUSES:
+                # Every result counts the tokens so far; the final one counts the whole
+                # answer (and the cached prompt tokens), so wait a little for it.
+                wait_s = min(self.usage_wait_s, deadline.remaining())
+                with self._http.hang_up_after(response, wait_s):
+                    usage = self._final_usage(results, usage, answer_chars=len(tracker.text))
         if not early_closed and status not in _FINAL_STATUSES:
             raise ProviderError(
                 "bad_response",
@@ -213,6 +223,24 @@ class YandexGPTProvider:
             latency_s=deadline.elapsed(),
             early_closed=early_closed,
         )
+
+    def _final_usage(
+        self, results: Iterator[Any], usage: Mapping[str, Any] | None, *, answer_chars: int
+    ) -> Mapping[str, Any] | None:
+        """Read on past the answer (its first `answer_chars` characters) for the final
+        result's counts, until it came, the stream ended or failed (the caller's hang-up
+        ends it this way too) or the model kept talking; else the latest counts seen. The
+        answer is complete whatever happens here: nothing is raised."""
+        try:
+            for data in results:
+                result = self._result(data)
+                usage = result.get("usage") or usage
+                text, status = self._alternative(result)
+                if status in _FINAL_STATUSES or len(text) - answer_chars > AFTER_ANSWER_MAX_CHARS:
+                    break
+        except (ProviderError, ValueError):
+            pass
+        return usage
 
     def _result(self, data: Any) -> Mapping[str, Any]:
         if isinstance(data, Mapping) and isinstance(data.get("error"), Mapping):

@@ -148,17 +148,20 @@ def test_stream_closes_the_connection_once_the_object_closed(server, provider):
     assert reply.stats.sent < 30 < reply.stats.total
 
 
-def test_stream_does_not_wait_for_slow_chunks_after_the_object(server, provider):
+def test_stream_waits_for_slow_chunks_after_the_object_only_for_the_usage(server):
     events = openai_stream([*pieces_of(ANSWER_TEXT), " more"], usage={"prompt_tokens": 1})
     object_events = 1 + len(pieces_of(ANSWER_TEXT))  # the role chunk, then the pieces
     server.route(PATH, StreamReply(events, pause_after=object_events, pause_s=30))
+    provider = OpenAICompatProvider(server.url("/v1"), model="gpt-test", usage_wait_s=0.3)
 
     started = time.monotonic()
     completion = provider.chat(MESSAGES, stream=True, timeout=10)
 
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 0.3 + 1.5
     assert completion.early_closed
     assert completion.text == ANSWER_TEXT
+    assert completion.usage.prompt_tokens == 0
+    provider.close()
 
 
 def test_refused_connection_is_a_connection_error():

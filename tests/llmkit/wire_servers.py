@@ -357,6 +357,16 @@ def openai_completion(
     }
 
 
+def openai_usage(*, prompt: int, cached: int, completion: int) -> dict[str, Any]:
+    """A chat completions `usage` block with the cached share of the prompt."""
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": cached},
+    }
+
+
 def openai_stream(
     pieces: Iterable[str],
     *,
@@ -424,6 +434,16 @@ def gigachat_completion(
     }
 
 
+def gigachat_usage(*, prompt: int, cached: int, completion: int) -> dict[str, Any]:
+    """GigaChat's `usage`: the cached part of the prompt is `precached_prompt_tokens`."""
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "precached_prompt_tokens": cached,
+    }
+
+
 def gigachat_stream(
     pieces: Iterable[str], *, usage: dict[str, Any] | None = None, finish: bool = True
 ) -> list[str]:
@@ -447,42 +467,75 @@ def gigachat_stream(
     return events
 
 
+def yandex_usage(*, prompt: int, completion: int, cached: int | None = None) -> dict[str, Any]:
+    """A /completion `usage`: int64 counts travel as strings; cached ones only on some models."""
+    usage: dict[str, Any] = {
+        "inputTextTokens": str(prompt),
+        "completionTokens": str(completion),
+        "totalTokens": str(prompt + completion),
+        "completionTokensDetails": {"reasoningTokens": "0"},
+    }
+    if cached is not None:
+        usage["inputTextTokensDetails"] = {"cachedTokens": str(cached)}
+    return usage
+
+
 def yandex_result(
     text: str,
     *,
     status: str = "ALTERNATIVE_STATUS_FINAL",
     input_tokens: str = "25",
     completion_tokens: str = "8",
+    usage: dict[str, Any] | None = None,
+    with_usage: bool = True,
 ) -> dict[str, Any]:
-    """A /completion answer: note the token counts are strings, as Yandex sends int64."""
-    total = str(int(input_tokens) + int(completion_tokens))
-    return {
-        "result": {
-            "alternatives": [{"message": {"role": "assistant", "text": text}, "status": status}],
-            "usage": {
-                "inputTextTokens": input_tokens,
-                "completionTokens": completion_tokens,
-                "totalTokens": total,
-                "completionTokensDetails": {"reasoningTokens": "0"},
-            },
-            "modelVersion": "23.10.2024",
-        }
+    """A /completion answer: note the token counts are strings, as Yandex sends int64.
+
+    `usage` replaces the counts built from `input_tokens` and `completion_tokens`;
+    `with_usage=False` leaves the block out (a server that reports none)."""
+    if usage is None:
+        usage = yandex_usage(prompt=int(input_tokens), completion=int(completion_tokens))
+    result: dict[str, Any] = {
+        "alternatives": [{"message": {"role": "assistant", "text": text}, "status": status}],
+        "modelVersion": "23.10.2024",
     }
+    if with_usage:
+        result["usage"] = usage
+    return {"result": result}
 
 
-def yandex_stream(pieces: Sequence[str], *, finish: bool = True) -> list[str]:
-    """Newline-delimited results, each carrying the whole text so far."""
+def yandex_stream(
+    pieces: Sequence[str],
+    *,
+    finish: bool = True,
+    input_tokens: str = "25",
+    partial_usage: bool = True,
+    separate_final: bool = False,
+    final_usage: dict[str, Any] | None = None,
+) -> list[str]:
+    """Newline-delimited results, each carrying the whole text so far and the token counts
+    so far (the completion count grows by one a piece).
+
+    With `separate_final` the pieces are all partial and one more result, the text unchanged
+    and final, ends the stream carrying `final_usage` (none when None): the shape of an
+    answer whose last piece came before the model stopped. `partial_usage=False` sends no
+    counts with the pieces.
+    """
     lines = []
     text = ""
     for index, piece in enumerate(pieces):
         text += piece
-        last = finish and index == len(pieces) - 1
+        last = finish and not separate_final and index == len(pieces) - 1
         status = "ALTERNATIVE_STATUS_FINAL" if last else "ALTERNATIVE_STATUS_PARTIAL"
-        tokens = str(index + 1)
-        lines.append(
-            json.dumps(
-                yandex_result(text, status=status, completion_tokens=tokens), ensure_ascii=False
-            )
-            + "\n"
+        result = yandex_result(
+            text,
+            status=status,
+            input_tokens=input_tokens,
+            completion_tokens=str(index + 1),
+            with_usage=partial_usage or last,
         )
+        lines.append(json.dumps(result, ensure_ascii=False) + "\n")
+    if finish and separate_final:
+        final = yandex_result(text, usage=final_usage, with_usage=final_usage is not None)
+        lines.append(json.dumps(final, ensure_ascii=False) + "\n")
     return lines
