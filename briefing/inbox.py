@@ -116,7 +116,8 @@ def _micros(moment: datetime.datetime | None) -> int:
 
 def _with_turn_facts(projects: QuerySet[Project]) -> QuerySet[Project]:
     """The rows a briefing's facts come from, read with the briefing in one query: its last
-    client turn, its producer's last message, its unread count and its last event."""
+    client turn, its producer's last message, the client's open request for a person, its
+    unread count and its last event."""
     turns = Turn.objects.filter(project=OuterRef("pk"))
     last_client = turns.filter(role=Turn.Role.CLIENT).order_by("-seq")
     unread = (
@@ -127,6 +128,13 @@ def _with_turn_facts(projects: QuerySet[Project]) -> QuerySet[Project]:
         .values("n")
     )
     events = BriefingEvent.objects.filter(project=OuterRef("pk"))
+    # The client's oldest request for a person (or complaint) since the producer last wrote.
+    last_producer = Turn.objects.filter(project=OuterRef("project"), role=Turn.Role.PRODUCER)
+    requests = turns.filter(
+        role=Turn.Role.CLIENT,
+        meta__has_key="attention",
+        seq__gt=Coalesce(Subquery(last_producer.order_by("-seq").values("seq")[:1]), 0),
+    ).order_by("seq")
 
     def client(name: str, field: Any = None) -> Subquery:
         return Subquery(last_client.values(name)[:1], output_field=field)
@@ -135,7 +143,8 @@ def _with_turn_facts(projects: QuerySet[Project]) -> QuerySet[Project]:
         client_pk=client("pk"),
         client_seq=client("seq"),
         client_status=client("status"),
-        client_meta=client("meta", JSONField()),
+        request_meta=Subquery(requests.values("meta")[:1], output_field=JSONField()),
+        request_created_at=Subquery(requests.values("created_at")[:1]),
         client_created_at=client("created_at"),
         client_processed_at=client("processed_at"),
         producer_seq=Subquery(
@@ -165,20 +174,20 @@ def inbox_facts(project_id: int) -> InboxFacts:
             first = after.order_by("seq").values_list("created_at", flat=True).first()
             if first is not None:
                 reason, since = "after_completion", first
+    elif unanswered and project.request_meta:
+        # A request for a person (or a complaint) stays open until a producer answers: the
+        # client's later messages are read and answered, and do not close it.
+        intent, since = project.request_meta.get("attention"), project.request_created_at
+        reason = "complaint" if intent == "complaint" else "human_request"
     elif unanswered and status == Turn.Status.FAILED:
         overdue = events.filter(kind=Kind.FOLLOW_UP_REQUESTED, turn_id=project.client_pk).exists()
         reason = "follow_up_due" if overdue else "holding_reply"
         since = project.client_processed_at or project.client_created_at
     elif unanswered and status == Turn.Status.WAITING_PRODUCER:
-        intent = (project.client_meta or {}).get("attention")
-        if intent:
-            reason = "complaint" if intent == "complaint" else "human_request"
-            since = project.client_created_at
-        else:
-            oldest = client_turns.filter(
-                status=Turn.Status.WAITING_PRODUCER, seq__gt=producer_seq
-            ).order_by("seq")
-            reason, since = "client_waiting", oldest.values_list("created_at", flat=True)[0]
+        oldest = client_turns.filter(
+            status=Turn.Status.WAITING_PRODUCER, seq__gt=producer_seq
+        ).order_by("seq")
+        reason, since = "client_waiting", oldest.values_list("created_at", flat=True)[0]
     if not reason and project.has_proposals:
         proposal = _oldest_pending_proposal(events)
         if proposal is not None:

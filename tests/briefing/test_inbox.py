@@ -406,3 +406,15 @@ def test_a_message_no_worker_takes_puts_a_banner_on_every_inbox(project, client,
     Turn.objects.filter(pk=turn.pk).update(status=Turn.Status.DONE)  # a worker took it
     inbox_refresh(project_id=project.pk)
     assert "no worker is taking" not in client.get("/", headers={"Accept-Language": "en"}).text
+
+
+def test_a_request_for_a_person_stays_open_until_the_producer_answers(project, producer, say):
+    asked = say(project, "Позовите, пожалуйста, менеджера, хочу поговорить с человеком")
+    assert asked.meta.get("attention") == "human_request"
+    assert fresh(project).needs_reason == "human_request"
+    later = say(project, "Бюджет 500 тысяч рублей")
+    assert later.replies.exists()  # the later message is read and answered
+    stored = fresh(project)
+    assert (stored.needs_reason, stored.needs_since) == ("human_request", asked.created_at)
+    producer_message_post(project=project, text="Здравствуйте, я ваш продюсер.", user=producer)
+    assert fresh(project).needs_reason == ""
