@@ -69,6 +69,20 @@ def test_posting_without_javascript_stores_and_redirects(
     assert turn.replies.count() == 1
 
 
+def test_without_javascript_a_waiting_page_reloads_itself_for_real(client, project):
+    """The refresh's URL differs from the page's own (a URL that differs only after `#` is a
+    jump within the page, which no browser reloads), on every refresh."""
+    client.post(chat_url(project), {"text": "Привет"})  # stored, its answer still coming
+    page = client.get(chat_url(project) + "#latest").content.decode()
+    refresh = re.search(r'http-equiv="refresh" content="3;url=([^"]+)"', page)
+    assert refresh is not None
+    target = refresh[1]
+    assert target.startswith(chat_url(project) + "?refreshed=")
+    assert target.endswith("#latest")
+    reloaded = client.get(target.split("#")[0])
+    assert reloaded.status_code == 200
+
+
 def test_posting_with_htmx_appends_the_message(client, project):
     response = client.post(chat_url(project), {"text": "Привет"}, headers={"HX-Request": "true"})
     assert response.status_code == 200

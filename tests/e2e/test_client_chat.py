@@ -80,3 +80,23 @@ def test_the_chat_fits_a_phone(live_server, browser, project):
         assert width <= 375
     finally:
         context.close()
+
+
+def test_without_javascript_the_reply_arrives_by_itself(live_server, browser, project, dead_broker):
+    """The answer comes after the page loaded (no worker took the message yet): the page's
+    refresh reloads it for real and the reply appears, no click needed."""
+    from briefing.tasks import project_drain
+
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/c/{project.client_token}/")
+        page.get_by_role("textbox").fill("Здравствуйте! Хотим снять ролик.")
+        page.get_by_role("button", name="Отправить").click()
+        page.wait_for_load_state()
+        assert page.locator(".bubble.agent").count() == 0  # stored, not answered yet
+        dead_broker()  # the broker is back
+        project_drain.apply(args=[project.pk])  # and a worker answers
+        page.locator(".bubble.agent").wait_for(timeout=10_000)
+    finally:
+        context.close()
