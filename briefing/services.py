@@ -276,10 +276,18 @@ def lock_set(*, project: Project, key: str, value: str, user: Any = None) -> Loc
     return lock
 
 
+def lock_keys(project: Project) -> list[str]:
+    """What a producer may lock in this briefing: the lock keys of its stages' fields (a
+    free-text key made a second lock that looked like the real one)."""
+    return sorted({k for spec in stages_for(project.briefing_type) for k in spec.locks.values()})
+
+
 def _lock_write(*, project: Project, key: str, value: str, user: Any) -> LockedEntity:
     value = value.strip()
     if not key or not value:
         raise ApplicationError(_("a lock needs a key and a value"))
+    if key not in lock_keys(project):
+        raise ApplicationError(_("choose what to lock from the list"))
     lock = LockedEntity.objects.filter(project=project, key=key).first()
     old = lock.value if lock else None
     if lock is None:

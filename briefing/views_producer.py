@@ -32,6 +32,7 @@ from briefing.services import (
     client_link_rotate,
     field_correct,
     lock_change_decide,
+    lock_keys,
     lock_remove,
     lock_set,
     memory_fact_correct,
@@ -44,7 +45,7 @@ from briefing.services import (
     takeover_release,
     takeover_start,
 )
-from briefing.stages.registry import spec_for, stages_for
+from briefing.stages.registry import spec_for
 from briefing.status import StageRow, activity_lines, stage_rows, status_lines
 from config.http import HtmxHttpRequest
 from core.errors import ApplicationError
@@ -246,9 +247,7 @@ def _detail_context(
         "pending": any(t.status in (Turn.Status.RECEIVED, Turn.Status.PROCESSING) for t in turns),
         "locks": reads.locks,
         "lock_proposals": reads.lock_proposals,
-        "lock_keys": sorted(
-            {k for s in stages_for(project.briefing_type) for k in s.locks.values()}
-        ),
+        "lock_keys": lock_keys(project),
         "brief_json": json.dumps(
             _brief_so_far(project, stages), ensure_ascii=False, indent=2, sort_keys=False
         ),

@@ -488,3 +488,17 @@ def test_each_field_shows_its_dialogue_state(producer_client, project, say):
     russian = producer_client.get(detail(project), HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     assert "оставлено вам" in russian
     assert "left for you" not in russian
+
+
+def test_a_lock_is_chosen_from_the_briefings_fields_not_typed(producer_client, project):
+    page = producer_client.get(detail(project), headers={"Accept-Language": "ru"}).text
+    assert '<select name="key"' in page
+    assert '<option value="product_name">' in page  # shown by its label, sent as its key
+    refused = producer_client.post(
+        action_url(project), {"action": "lock", "key": "Продукт", "value": "Зерно"},
+        headers={"Accept-Language": "ru", "HX-Request": "true"},
+    )  # fmt: skip
+    assert "выберите из списка, что закрепить" in refused.text
+    assert not LockedEntity.objects.filter(project=project).exists()
+    act(producer_client, project, "lock", key="product_name", value="Зерно")
+    assert LockedEntity.objects.get(project=project).key == "product_name"
