@@ -183,6 +183,9 @@ class FieldInput:
     kind: FieldKind
     choices: tuple[str, ...]
     value: str  # as the input shows it
+    # The stored value as the input shows it when the page was made: a save checks that it
+    # did not change meanwhile (the agents fill fields while a producer edits).
+    stored: str
     required: bool
     empty: bool
     set_by_producer: bool
@@ -199,6 +202,11 @@ class FieldInput:
                 "count": self.asked
             }
         return str(STATE_LABELS.get(self.state, ""))
+
+
+def field_shown(spec: StageSpec, name: str, value: Any) -> str:
+    """A stage field's value as its editor shows it."""
+    return _shown(field_kind(spec, name)[0], value)
 
 
 def _shown(kind: FieldKind, value: Any) -> str:
@@ -242,6 +250,7 @@ def field_inputs(
                 kind=kind,
                 choices=choices,
                 value=shown,
+                stored=_shown(kind, values.get(name)),
                 required=name in spec.required,
                 empty=is_empty(values.get(name)),
                 set_by_producer=name in producer_fields,

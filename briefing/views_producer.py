@@ -22,7 +22,13 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from briefing.access import project_for_user, projects_for_user
-from briefing.forms import DashboardFilterForm, ProjectNewForm, field_inputs, field_value
+from briefing.forms import (
+    DashboardFilterForm,
+    ProjectNewForm,
+    field_inputs,
+    field_shown,
+    field_value,
+)
 from briefing.inbox import NEEDS, inbox_mark_read, inbox_page, inbox_version
 from briefing.models import Project, StageRun, Turn
 from briefing.routing import briefing_cost, project_strong_model_set
@@ -417,6 +423,13 @@ def _act(request: HtmxHttpRequest, project: Project, action: str) -> None:
         name = post.get("field", "")
         if name not in spec.fields:
             raise ApplicationError(f"{spec.key} has no field {name!r}")
+        stored = post.get("stored")
+        now = field_shown(spec, name, project.stages.get(key=spec.key).fields.get(name))
+        if stored is not None and stored != now:  # filled or changed since the page was made
+            raise ApplicationError(
+                _("This field changed after the page was opened: it is now “%(value)s”. "
+                  "Check it and save again if yours is right.") % {"value": now or "—"}
+            )  # fmt: skip
         value = field_value(spec, name, post.get("value", ""))
         field_correct(project=project, stage_key=spec.key, field=name, value=value, user=user)
     elif action == "lock":

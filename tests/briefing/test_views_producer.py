@@ -502,3 +502,23 @@ def test_a_lock_is_chosen_from_the_briefings_fields_not_typed(producer_client, p
     assert not LockedEntity.objects.filter(project=project).exists()
     act(producer_client, project, "lock", key="product_name", value="Зерно")
     assert LockedEntity.objects.get(project=project).key == "product_name"
+
+
+def test_a_field_filled_after_the_page_was_opened_is_not_overwritten_silently(
+    producer_client, project
+):
+    page = producer_client.get(detail(project)).text
+    assert 'name="field" value="productName"><input type="hidden" name="stored" value="">' in page
+    vision = stage(project, "vision")
+    vision.fields = {**vision.fields, "productName": "Зерно"}  # the agent read it meanwhile
+    vision.save()
+    form = {"stage": "vision", "field": "productName", "stored": "", "value": "Кофе"}
+    refused = producer_client.post(
+        action_url(project), {"action": "correct", **form},
+        headers={"Accept-Language": "en", "HX-Request": "true"},
+    )  # fmt: skip
+    assert refused.status_code == 400
+    assert "it is now “Зерно”" in refused.text
+    assert stage(project, "vision").fields["productName"] == "Зерно"
+    act(producer_client, project, "correct", **{**form, "stored": "Зерно"})
+    assert stage(project, "vision").fields["productName"] == "Кофе"
