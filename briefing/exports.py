@@ -48,7 +48,9 @@ def cell_text(value: Any, *, language: str) -> str:
     if isinstance(value, datetime.datetime):
         return timezone.localtime(value).strftime("%Y-%m-%d %H:%M")
     if isinstance(value, list | tuple):
-        return LIST_SEPARATOR.join(cell_text(v, language=language) for v in value if v != "")
+        # Items are sentences: their own closing "." or ";" before the separator read ".;".
+        items = (cell_text(v, language=language).rstrip(" .;") for v in value if v != "")
+        return LIST_SEPARATOR.join(item for item in items if item)
     if isinstance(value, int | float):
         return format_number(value)
     return str(value)
@@ -87,33 +89,56 @@ def csv_lines(
 def xlsx_write(
     columns: Sequence[Column], rows: Iterable[Sequence[Any]], *, language: str, title: str
 ) -> IO[bytes]:
-    """The workbook in a temporary file (rewound), one sheet, the header row frozen: numbers
-    as numbers, datetimes as dates, every text a string cell (never a formula)."""
+    """The workbook in a temporary file (rewound), one sheet as a spreadsheet user expects:
+    the header row frozen and filtered, columns sized to their kind, numbers as numbers with
+    thousands separators, datetimes and ISO dates (a deadline) as dates, every text a string
+    cell (never a formula)."""
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
+    from openpyxl.utils import get_column_letter
 
     workbook = Workbook(write_only=True)
     sheet = workbook.create_sheet(title=title[:31])
     sheet.freeze_panes = "A2"
+    for number, column in enumerate(columns, start=1):
+        width = min(max(len(column.label) + 2, COLUMN_WIDTHS.get(column.kind, 18)), 60)
+        sheet.column_dimensions[get_column_letter(number)].width = width
 
     def cell(value: Any) -> WriteOnlyCell:
         if isinstance(value, datetime.datetime):
-            return WriteOnlyCell(sheet, timezone.localtime(value).replace(tzinfo=None))
+            written = WriteOnlyCell(sheet, timezone.localtime(value).replace(tzinfo=None))
+            written.number_format = "yyyy-mm-dd hh:mm"
+            return written
+        if isinstance(value, str) and _ISO_DATE.match(value):
+            written = WriteOnlyCell(sheet, datetime.date.fromisoformat(value))
+            written.number_format = "yyyy-mm-dd"
+            return written
         if isinstance(value, int | float) and not isinstance(value, bool):
-            return WriteOnlyCell(sheet, value)
+            written = WriteOnlyCell(sheet, value)
+            written.number_format = "#,##0" if isinstance(value, int) else "#,##0.00"
+            return written
         text = _xlsx_text(cell_text(value, language=language))
         written = WriteOnlyCell(sheet, text)
         written.data_type = "s"  # a text starting with "=" stays text
         return written
 
     sheet.append([cell(column.label) for column in columns])
+    count = 0
     for row in rows:
         sheet.append([cell(value) for value in row])
+        count += 1
+    sheet.auto_filter.ref = f"A1:{get_column_letter(max(len(columns), 1))}{count + 1}"
     out = tempfile.TemporaryFile()  # noqa: SIM115 (the response closes it once sent)
     workbook.save(out)
     out.seek(0)
     return out
 
+
+# Column widths (characters) by kind: a date, a number, a short text, long text.
+COLUMN_WIDTHS = {"int": 14, "datetime": 17, "text": 30, "field": 24, "contacts": 30,
+                 "requests": 50}  # fmt: skip
+# A value that is a date and nothing else (a deadline as the brief stores it).
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 # XML 1.0 cannot hold these control characters; openpyxl refuses a cell with one.
 _XML_ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")

@@ -38,10 +38,14 @@ def briefs(producer, outsider):
     field_correct(project=done, stage_key="budget", field="budget", value=1200000, user=producer)
     field_correct(project=done, stage_key="service", field="deliverables", value=["ролик", "тизер"])
     field_correct(project=done, stage_key="extra", field="notes", value="=HYPERLINK(1)")
+    field_correct(project=done, stage_key="budget", field="deadline", value="2027-03-15")
     field_correct(project=done, stage_key="intro", field="contact",
                   value="+79161234567, anna@romashka.ru, @anna_r, +74951234567")  # fmt: skip
     brief = {key: dict(values) for key, values in done.profile.items()}
-    brief["additionalRequests"] = [{"text": "а субтитры?", "receivedAt": "2026-12-01T10:00:00"}]
+    brief["additionalRequests"] = [
+        {"text": "И ещё версия для ВК.", "receivedAt": "2026-12-01T10:00:00"},
+        {"text": "а субтитры?", "receivedAt": "2026-12-01T10:05:00"},
+    ]
     done.stages.update(status="closed", closed_at=timezone.now())
     Project.objects.filter(pk=done.pk).update(
         status=Project.Status.COMPLETED, completed_at=timezone.now(), brief=brief
@@ -181,7 +185,7 @@ def test_csv_export_is_streamed_with_text_that_cannot_run(client, producer, brie
     assert values["Budget"] == "1200000"
     assert values["Deliverables"] == "ролик; тизер"
     assert values["Notes"] == "'=HYPERLINK(1)"
-    assert values["Additional requests"] == "а субтитры?"
+    assert values["Additional requests"] == "И ещё версия для ВК; а субтитры?"
     assert values["Status"] == "completed"
     # Every contact in the column of its kind, none lost (a leading + or @ would start a formula).
     assert values["Phones"] == "'+79161234567; +74951234567"
@@ -204,6 +208,16 @@ def test_xlsx_export_reads_back_typed(client, producer, briefs):
     notes = sheet.cell(row=2, column=header.index("Notes") + 1)
     assert notes.data_type == "s"  # a string cell, not a formula
     assert isinstance(values["Started"], datetime.datetime)
+    # As a spreadsheet user expects: a deadline is a date, numbers have separators, the
+    # header is frozen and filtered, columns have widths.
+    assert values["Deadline"] == datetime.datetime(2027, 3, 15)
+    budget = sheet.cell(row=2, column=header.index("Budget") + 1)
+    assert budget.number_format == "#,##0"
+    assert sheet.freeze_panes == "A2"
+    assert sheet.auto_filter.ref == f"A1:{openpyxl.utils.get_column_letter(len(header))}2"
+    assert all(sheet.column_dimensions[c].width >= 10 for c in ("A", "B", "C"))
+    requests = next(v for v in values.values() if "ещё версия" in str(v))
+    assert requests.startswith("И ещё версия для ВК; а субтитры?")
 
 
 def test_an_unknown_export_format_is_a_404(client, producer):
