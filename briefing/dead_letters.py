@@ -1,6 +1,7 @@
 """The briefing turn as a dead letter's source: a manager's fix answers the failed turn as
-the stage agent would have, a replay runs the turn's stage agent again, and a forgotten
-client's words are erased from the letters and model calls of their turns."""
+the stage agent would have, a replay runs the turn's stage agent again (through the model
+pool its route picks, like the turn itself), and a forgotten client's words are erased from
+the letters and model calls of their turns."""
 
 from __future__ import annotations
 

@@ -47,6 +47,7 @@ from briefing.routing import (
     code_call_options,
     cost_budget_exceeded,
     level1_for_turn,
+    replay_route,
     stage_call_options,
     turn_route_decide,
 )
@@ -602,12 +603,13 @@ def turn_answer_apply(*, turn: Turn, answer: Any, data: dict[str, Any], call: An
 
 
 def turn_replay(*, turn: Turn, settle: Callable[[Any, bool], None]) -> None:
-    """Run a failed turn's stage agent again with today's prompts and providers. A parsed
-    answer goes through the gate as usual; a failure is recorded (a new dead letter) and the
-    turn stays failed, with no second holding reply. `settle(call, ok)` runs in the turn's
-    final transaction."""
+    """Run a failed turn's stage agent again with today's prompts and providers, through the
+    pool its route picks (briefing.routing.replay_route). A parsed answer goes through the
+    gate as usual; a failure is recorded (a new dead letter) and the turn stays failed, with
+    no second holding reply. `settle(call, ok)` runs in the turn's final transaction."""
     work = late_answer_claim(turn)
     stage = next(s for s in work.stages if s.key == turn.stage_key)
+    work.meter = replay_route(turn=work.turn, stage=stage)
     opening = not any(
         t.role == Turn.Role.AGENT and t.stage_key == stage.key for t in work.earlier()
     )

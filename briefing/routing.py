@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from pydantic import ValidationError
 
 from briefing.events import event_record
 from briefing.models import BriefingEvent, Project, StageRun, Turn
@@ -173,6 +174,21 @@ def level1_for_turn(
         spent.record(result)
         turn.meta[LEVEL1_SPENT] = {"calls": spent.calls, "output_tokens": spent.output_tokens}
     return verdict
+
+
+def replay_route(*, turn: Turn, stage: StageRun) -> TurnMeter | None:
+    """The replay's pool and fresh caps, with LLM_POOLS: the route of the turn's recorded
+    level-1 verdict (no model is asked again; a complaint, the stage's failures or the
+    producer's switch raise it as for a turn), or the simple route when the turn has none.
+    None without pools: the one chain (LLM_PROVIDERS) answers, as before."""
+    pools = llm_pools()
+    if pools is None:
+        return None
+    try:
+        verdict = Level1Verdict.model_validate(turn.meta.get("level1"))
+    except ValidationError:  # none recorded (the turn was never routed), or unreadable
+        return TurnMeter(pools.route(complexity="simple"))
+    return turn_route(project=turn.project, stage=stage, verdict=verdict)
 
 
 def turn_route_decide(

@@ -58,7 +58,7 @@ class TurnWork:
     # The briefing's turns before this one, oldest first, when the claim read them already.
     earlier_read: list[Turn] | None = None
     # The turn's model pool and what it has spent against its caps (briefing.routing);
-    # None without pools, and for late answers (a fix or a replay of a dead letter).
+    # None without pools, and for a manager's fix of a dead letter (a replay has its route).
     meter: TurnMeter | None = None
     # The reader's reading of this turn's message (briefing.reading), once it ran.
     reading: Any = None

@@ -57,7 +57,7 @@ from crm.mail import (
 )
 from crm.models import InboundMessage, Lead, LeadContact, LeadType
 from crm.selectors import SOURCE_KIND, lead_catalogue, lead_labels
-from dlq.services import structured_run
+from dlq.services import llm_pools, structured_run
 from llmkit.extract import find_deadlines, find_emails, find_money, find_phones, normalise_email
 from llmkit.language import detect_language
 from llmkit.parse import parse
@@ -289,10 +289,21 @@ def _lead_call(message: InboundMessage) -> LeadCall:
     )
 
 
+def _pool_options() -> dict[str, Any]:
+    """With LLM_POOLS, the pool of the simple route (by default the first, cheapest one)
+    reads leads, recorded under its name: a lead card is one short structured answer, and
+    no level-1 verdict exists for a mail to pick another. Without pools, the one chain."""
+    pools = llm_pools()
+    if pools is None:
+        return {}
+    pool = pools.route(complexity="simple").pool
+    return {"provider": pools.chains[pool], "pool": pool}
+
+
 def _read(message: InboundMessage) -> tuple[StructuredResult, Any]:
     """One lead-card call through the structured-output engine, recorded (a failure becomes
     a dead letter of this message), at the engine's temperatures like every structured
-    call: 0.3, then 0.0 for the retry."""
+    call: 0.3, then 0.0 for the retry. Replays of its dead letters read the same way."""
     call = _lead_call(message)
     prompt = lead_prompt(
         subject=message.subject, text=call.text, sender=message.sender, language=call.language,
@@ -309,6 +320,7 @@ def _read(message: InboundMessage) -> tuple[StructuredResult, Any]:
         max_tokens=settings.CRM_MAX_TOKENS,
         prompt_estimate=prompt.token_estimate(),
         rules_responder=lead_rules_responder(call),
+        **_pool_options(),
     )
 
 

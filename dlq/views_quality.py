@@ -24,10 +24,12 @@ from dlq.models import StructuredCall
 from dlq.rollups import ledger_rows
 from dlq.selectors import (
     OUTCOMES,
+    cached_input_by_provider_and_pool,
     classifier_disagreements,
     local_day_start,
     parse_quality,
     structured_call_choices,
+    turn_figures,
 )
 
 VIEW_CALLS = "dlq.view_structuredcall"
@@ -85,12 +87,26 @@ def _quality_filters(request: HttpRequest) -> tuple[QualityFilters, dict[str, st
 
 
 def _quality_figures(filters: QualityFilters) -> dict[str, Any]:
-    return parse_quality(
-        since=local_day_start(filters.since),
-        until=local_day_start(filters.until + timedelta(days=1)),
-        schema=filters.schema or None,
-        provider=filters.provider or None,
-    )
+    return parse_quality(**_range(filters))
+
+
+def _range(filters: QualityFilters) -> dict[str, Any]:
+    return {
+        "since": local_day_start(filters.since),
+        "until": local_day_start(filters.until + timedelta(days=1)),
+        "schema": filters.schema or None,
+        "provider": filters.provider or None,
+    }
+
+
+def _turn_and_cache_figures(filters: QualityFilters) -> dict[str, Any]:
+    """The client turns' model calls and tools (by date only: a turn has no one schema or
+    provider) and the cached input tokens per provider and pool (filtered like the rest)."""
+    narrowed = _range(filters)
+    return {
+        "turns": turn_figures(since=narrowed["since"], until=narrowed["until"]),
+        "cached_input": cached_input_by_provider_and_pool(**narrowed),
+    }
 
 
 def _error(code: str, message: str, fields: dict[str, str], status: int = 400) -> JsonResponse:
@@ -108,7 +124,7 @@ def quality_json(request: HttpRequest) -> JsonResponse:
     filters, fields = _quality_filters(request)
     if fields:
         return _error("invalid_params", "Invalid query parameters.", fields)
-    return JsonResponse(_quality_figures(filters))
+    return JsonResponse({**_quality_figures(filters), **_turn_and_cache_figures(filters)})
 
 
 # --- the dashboard ---------------------------------------------------------------------------
@@ -362,6 +378,66 @@ def _ledger_headline(rows: list[LedgerRow]) -> list[tuple[str, str, str]]:
     ]
 
 
+def _part_of(share: float | None, part: int, whole: int) -> str:
+    if share is None:
+        return NO_VALUE
+    return _("%(share)s (%(part)s of %(whole)s)") % {
+        "share": _text(_percent(share), "%"),
+        "part": part,
+        "whole": whole,
+    }
+
+
+def _turn_items(turns: dict[str, Any]) -> list[dict[str, str]]:
+    """The client turns' figures in words a manager reads."""
+    median = turns["calls_median"]
+    items = [
+        (
+            "turn_calls_median",
+            _("Model calls per client message (median)"),
+            NO_VALUE if median is None else f"{median:g}",
+        ),
+        (
+            "turns_without_tools",
+            _("Messages answered without looking up studio data"),
+            _part_of(turns["without_tools_share"], turns["without_tools"], turns["turns"]),
+        ),
+        (
+            "tool_cache_hits",
+            _("Studio data lookups answered from the cache (a repeat within one message)"),
+            _part_of(turns["tool_cache_hit_share"], turns["tool_cache_hits"], turns["tool_calls"]),
+        ),
+    ]
+    return [{"key": key, "label": label, "text": text} for key, label, text in items]
+
+
+def _cached_input_rows(rows: list[dict[str, Any]]) -> list[list[str]]:
+    return [
+        [
+            row["provider"],
+            row["pool"],
+            str(row["calls"]),
+            str(row["calls_without_usage"]),
+            str(row["prompt_tokens"]),
+            str(row["cached_tokens"]),
+            _text(_percent(row["cached_share"]), "%"),
+        ]
+        for row in rows
+    ]
+
+
+def _cached_input_columns() -> list[str]:
+    return [
+        str(AXIS_LABELS["provider"]),
+        str(AXIS_LABELS["pool"]),
+        _("calls"),
+        _("calls without reported usage"),
+        _("input tokens"),
+        _("cached input tokens"),
+        _("cached share"),
+    ]
+
+
 def _headline(figures: dict[str, Any]) -> list[dict[str, str]]:
     """The range's figures written out by the server, readable without the charts."""
     latency = figures["latency_ms"]
@@ -426,7 +502,11 @@ def quality_dashboard(request: HtmxHttpRequest) -> HttpResponse:
             {"key": key, "label": label, "text": text}
             for key, label, text in _ledger_headline(ledger)
         ]
+        more = _turn_and_cache_figures(filters)
         context.update(
+            turn_items=_turn_items(more["turns"]),
+            cached_input_columns=_cached_input_columns(),
+            cached_input_rows=_cached_input_rows(more["cached_input"]),
             values={
                 "since": filters.since.isoformat(),
                 "until": filters.until.isoformat(),
