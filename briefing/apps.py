@@ -15,11 +15,14 @@ class BriefingConfig(AppConfig):
         from briefing.profiles import profile_language_restore
         from briefing.records import CompletedBriefings
         from briefing.roles import roles_ensure_after_migrate
+        from briefing.selectors import turn_figures
+        from dlq.figures import turn_figures_register
         from dlq.sources import dead_letter_source_register
         from studio.records import records_register
 
         post_migrate.connect(roles_ensure_after_migrate, sender=self)
         dead_letter_source_register(SOURCE_KIND, BriefingTurnSource())
+        turn_figures_register(turn_figures)
         checks.register(rates_check)
         records_register(briefings=CompletedBriefings())
         user_logged_in.connect(profile_language_restore, dispatch_uid="profile_language_restore")

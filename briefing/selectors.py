@@ -6,10 +6,23 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 from decimal import Decimal
+from statistics import median
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Case, CharField, F, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.db.models import (
+    Case,
+    CharField,
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
 from django.utils import timezone
 
 from briefing.inbox import InboxFacts, inbox_facts
@@ -152,3 +165,39 @@ def workers_stalled_minutes(*, now: datetime.datetime | None = None) -> int | No
         return None
     waited = ((now or timezone.now()) - oldest).total_seconds()
     return int(waited // 60) if waited > settings.BRIEFING_STALL_ALERT_S else None
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def turn_figures(*, since: datetime.datetime, until: datetime.datetime) -> dict[str, Any]:
+    """What the client turns received in [since, until) and processed cost, in two queries:
+    the median of the model requests the router counted per turn (meta `route.calls`: level
+    1, the tool step, each stage request and its retry; a turn never routed, answered
+    without a model, made none), the turns without any tool call (no `tool_called` event),
+    and the share of tool calls the turn's cache answered (the event's `cached`)."""
+    turns = Turn.objects.filter(
+        role=Turn.Role.CLIENT, status__in=(Turn.Status.DONE, Turn.Status.FAILED),
+        created_at__gte=since, created_at__lt=until,
+    )  # fmt: skip
+    tool_events = BriefingEvent.objects.filter(kind=BriefingEvent.Kind.TOOL_CALLED)
+    rows = list(
+        turns.annotate(tooled=Exists(tool_events.filter(turn=OuterRef("pk"))))
+        .order_by()
+        .values_list("meta__route__calls", "tooled")
+    )
+    calls = [count if isinstance(count, int) else 0 for count, _ in rows]
+    without_tools = sum(not tooled for _, tooled in rows)
+    tools = tool_events.filter(turn__in=turns.values("pk")).aggregate(
+        calls=Count("id"), hits=Count("id", filter=Q(data__cached=True))
+    )
+    return {
+        "turns": len(rows),
+        "calls_median": median(calls) if calls else None,
+        "without_tools": without_tools,
+        "without_tools_share": _share(without_tools, len(rows)),
+        "tool_calls": tools["calls"],
+        "tool_cache_hits": tools["hits"],
+        "tool_cache_hit_share": _share(tools["hits"], tools["calls"]),
+    }

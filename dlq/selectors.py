@@ -6,12 +6,10 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from statistics import median
 from typing import Any
 
-from django.apps import apps
 from django.core.cache import cache
-from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
+from django.db.models import Count, Max, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -292,51 +290,14 @@ def classifier_disagreements(
     )
 
 
-# --- client turns, their tools and the providers' caches ---------------------------------------
+# --- the providers' caches ----------------------------------------------------------------------
 
-# The briefing app's rows, looked up by name: the dlq app imports none of its sources' apps.
-TURN_MODEL = ("briefing", "Turn")
-EVENT_MODEL = ("briefing", "BriefingEvent")
-# Client turns whose processing ended: answered (done) or dead-lettered (failed).
-PROCESSED = ("done", "failed")
 # The models' own providers: the rules agent is no model and reports no tokens.
 NOT_MODELS = ("", "rules")
 
 
 def _share_or_none(part: int, whole: int) -> float | None:
     return part / whole if whole else None
-
-
-def turn_figures(*, since: datetime, until: datetime) -> dict[str, Any]:
-    """What the client turns received in [since, until) and processed cost, in two queries:
-    the median of the model requests the router counted per turn (meta `route.calls`: level
-    1, the tool step, each stage request and its retry; a turn never routed, answered
-    without a model, made none), the turns without any tool call (no `tool_called` event),
-    and the share of tool calls the turn's cache answered (the event's `cached`)."""
-    turn_model, event_model = apps.get_model(*TURN_MODEL), apps.get_model(*EVENT_MODEL)
-    turns = turn_model.objects.filter(
-        role="client", status__in=PROCESSED, created_at__gte=since, created_at__lt=until
-    )
-    tool_events = event_model.objects.filter(kind="tool_called")
-    rows = list(
-        turns.annotate(tooled=Exists(tool_events.filter(turn=OuterRef("pk"))))
-        .order_by()
-        .values_list("meta__route__calls", "tooled")
-    )
-    calls = [count if isinstance(count, int) else 0 for count, _ in rows]
-    without_tools = sum(not tooled for _, tooled in rows)
-    tools = tool_events.filter(turn__in=turns.values("pk")).aggregate(
-        calls=Count("id"), hits=Count("id", filter=Q(data__cached=True))
-    )
-    return {
-        "turns": len(rows),
-        "calls_median": median(calls) if calls else None,
-        "without_tools": without_tools,
-        "without_tools_share": _share_or_none(without_tools, len(rows)),
-        "tool_calls": tools["calls"],
-        "tool_cache_hits": tools["hits"],
-        "tool_cache_hit_share": _share_or_none(tools["hits"], tools["calls"]),
-    }
 
 
 def cached_input_by_provider_and_pool(

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET
 
 from config.http import HtmxHttpRequest
 from dlq.digest import weekly_digest_build
+from dlq.figures import turn_figures
 from dlq.ledger import LedgerRow, ledger_by_pool, turn_shares
 from dlq.models import StructuredCall
 from dlq.rollups import ledger_rows
@@ -29,7 +30,6 @@ from dlq.selectors import (
     local_day_start,
     parse_quality,
     structured_call_choices,
-    turn_figures,
 )
 
 VIEW_CALLS = "dlq.view_structuredcall"
