@@ -1,5 +1,12 @@
 """What a stage agent sees: only its step's context, as prompt blocks laid out for the
-provider's prefix cache, with the reply language forced last."""
+provider's prefix cache, with the reply language forced last.
+
+The cacheable prefix holds only what is byte-identical across a briefing's calls of one stage:
+the core rules, the stage's instructions and schema, the client's memory snapshot. The
+per-turn state (locks, closed stages, known and missing fields) changes with almost every
+answer, so it is volatile: it follows the prefix, still in the system message with the other
+instructions, and the user message stays the conversation alone (the rules agent reads the
+client's values from it)."""
 
 from __future__ import annotations
 
@@ -88,9 +95,10 @@ def stage_prompt(
     wrapped as untrusted data; `final_rules` the rules only the final answer needs (given to
     the final generation, not to the tool iterations). Both are volatile: they change by turn.
     `memory` is the client's snapshot (studio.memory): byte-stable between rebuilds, so it
-    sits in the cacheable prefix, before the per-turn state; `retrieved` the few memory items
-    relevant to this message, a small volatile block. `dialogue` is the stage's field states
-    (briefing.field_states): a field asked twice or left for the producer is never asked."""
+    ends the cacheable prefix, right before the per-turn state; `retrieved` the few memory
+    items relevant to this message, a small volatile block. `dialogue` is the stage's field
+    states (briefing.field_states): a field asked twice or left for the producer is never
+    asked."""
     stage_block = _stage_block(spec)
     state_lines = ["Locked entities (use exactly as written):"]
     state_lines += [f"- {key}: {_quoted(value)}" for key, value in sorted(locks.items())] or [
@@ -146,7 +154,8 @@ def stage_prompt(
             PromptBlock("core", CORE_RULES, cacheable=True),
             PromptBlock("stage", stage_block, cacheable=True),
             PromptBlock("memory", memory, cacheable=True),
-            PromptBlock("state", "\n".join(state_lines), cacheable=True),
+            # Volatile, yet instructions: after the prefix, in the system message.
+            PromptBlock("state", "\n".join(state_lines), cacheable=False, instructions=True),
             PromptBlock("turns", "\n".join(conversation), cacheable=False),
             PromptBlock("retrieved", retrieved, cacheable=False),
             PromptBlock("tools", tool_results, cacheable=False),

@@ -19,8 +19,9 @@ from django.utils import timezone
 from briefing.source_names import unsourced_names
 from core.input import long_runs_blank
 from llmkit.parse import FieldError
+from llmkit.session import cache_session
 from llmkit.tools import ToolOutcome, ToolSession, ToolStep, untrusted
-from llmkit.types import Completion, Message, ProviderError, Usage
+from llmkit.types import Completion, Message, ProviderError
 
 if TYPE_CHECKING:
     from studio.memory import SnapshotReads
@@ -254,7 +255,7 @@ def tools_model_loop(
                     step.text,
                     provider.name,
                     provider.model,
-                    usage=Usage(completion_tokens=step.completion_tokens),
+                    usage=step.usage,
                 )
             return
         for call in step.tool_calls:
@@ -499,11 +500,12 @@ def turn_tools_run(
         tools_prefetch(tools, text=turn.text, profile=call.profile)
         return tools
     asked = [*messages(tools), Message("user", TOOL_STEP_INSTRUCTION)]
-    tools_model_loop(
-        tools, provider=provider, messages=asked,
-        max_requests=tool_loop_max_requests(meter), timeout=budget_left,
-        max_tokens=options.get("max_tokens") or settings.BRIEFING_MAX_TOKENS,
-    )  # fmt: skip
+    with cache_session(options.get("session")):  # the briefing's, as for its stage calls
+        tools_model_loop(
+            tools, provider=provider, messages=asked,
+            max_requests=tool_loop_max_requests(meter), timeout=budget_left,
+            max_tokens=options.get("max_tokens") or settings.BRIEFING_MAX_TOKENS,
+        )  # fmt: skip
     if meter is not None:  # a text answer is counted by the stage call that uses it
         meter.calls += tools.loop_requests - (tools.text_answer is not None)
     if tools.loop_failed and not tools.outcomes:

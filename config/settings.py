@@ -280,8 +280,9 @@ if LLM_POOLS:  # a typo fails at start-up, not on the first client turn
     parse_levels(LLM_TURN_TOKEN_CAPS, DEFAULT_CALL_CAPS, name="LLM_TURN_TOKEN_CAPS")  # syntax only
 # With pools, level 1 asks the first pool's models too (the shipped classifier is the fallback).
 LLM_LEVEL1_MODEL = env_bool("LLM_LEVEL1_MODEL", default=True)
-# A prompt prefix shorter than this (estimated tokens) is not worth a cache write.
-LLM_CACHE_MIN_TOKENS = env_int("LLM_CACHE_MIN_TOKENS", 2000)
+# A prompt prefix shorter than this (estimated tokens) gets no cache session: 0, since no
+# provider of ours charges for a cache write (see llmkit.session.DEFAULT_CACHE_MIN_TOKENS).
+LLM_CACHE_MIN_TOKENS = env_int("LLM_CACHE_MIN_TOKENS", 0)
 # A briefing whose model calls cost more than this (price table's currency) is flagged to its
 # producer; 0 flags none.
 BRIEFING_COST_BUDGET = env_float("BRIEFING_COST_BUDGET", 0.0)

@@ -30,9 +30,19 @@ def stable_json(value: Any) -> str:
 class PromptBlock:
     name: str
     text: str
-    # Cacheable blocks form the system message, in order; a provider's prefix cache can
-    # reuse them across turns as long as nothing before them changed.
+    # Cacheable blocks open the system message, in order; a provider's prefix cache can
+    # reuse them across turns as long as nothing before them changed. Only a block that
+    # renders byte-for-byte the same on every call of a conversation is cacheable: one that
+    # changes by turn, however slowly, belongs to the volatile tail.
     cacheable: bool
+    # A volatile block that is instructions rather than conversation (the turn's state:
+    # locks, known and missing fields) ends the system message, after the cacheable blocks;
+    # the other volatile blocks form the user message.
+    instructions: bool = False
+
+    @property
+    def in_system(self) -> bool:
+        return self.cacheable or self.instructions
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +50,14 @@ class Prompt:
     blocks: tuple[PromptBlock, ...]
 
     def __post_init__(self) -> None:
-        seen_volatile = False
+        seen_volatile = seen_user = False
         for block in self.blocks:
             if block.cacheable and seen_volatile:
                 raise ValueError(f"cacheable block {block.name!r} after a volatile one")
+            if block.in_system and seen_user:
+                raise ValueError(f"instructions block {block.name!r} after the user's blocks")
             seen_volatile = seen_volatile or not block.cacheable
+            seen_user = seen_user or not block.in_system
 
     @property
     def cacheable_text(self) -> str:
@@ -55,11 +68,14 @@ class Prompt:
         return "\n\n".join(b.text for b in self.blocks if not b.cacheable and b.text)
 
     def messages(self) -> list[Message]:
-        """The cacheable blocks as one system message, the rest as one user message: the
-        shape every provider accepts (GigaChat allows a system message only first)."""
-        rendered = [Message("system", self.cacheable_text)]
-        if self.volatile_text:
-            rendered.append(Message("user", self.volatile_text))
+        """The cacheable blocks, then the volatile instructions, as one system message; the
+        rest as one user message: the shape every provider accepts (GigaChat allows a system
+        message only first). The cacheable text is the system message's first bytes."""
+        system = "\n\n".join(b.text for b in self.blocks if b.in_system and b.text)
+        user = "\n\n".join(b.text for b in self.blocks if not b.in_system and b.text)
+        rendered = [Message("system", system)]
+        if user:
+            rendered.append(Message("user", user))
         return rendered
 
     def token_estimate(self) -> tuple[int, int]:

@@ -13,8 +13,11 @@ _session: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "llm_cache_session", default=None
 )
 
-# The seed's economics rule: a prefix shorter than this is not worth a cache write.
-DEFAULT_CACHE_MIN_TOKENS = 2000
+# The seed's economics rule, a prefix shorter than this is not worth a cache write, fits
+# providers that charge for cache writes; ours do not (GigaChat bills no cached tokens and
+# documents no write charge or minimum; OpenAI-compatible APIs cache from 1,024 tokens on
+# their own, writes free). So every call of a conversation is marked by default.
+DEFAULT_CACHE_MIN_TOKENS = 0
 
 
 def cache_worthy(cacheable_tokens: int, min_tokens: int = DEFAULT_CACHE_MIN_TOKENS) -> bool:

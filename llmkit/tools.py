@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from llmkit.prompt import stable_json
+from llmkit.types import Usage
 
 logger = logging.getLogger(__name__)
 
@@ -272,4 +273,6 @@ class ToolStep:
 
     text: str
     tool_calls: tuple[ToolCall, ...] = ()
-    completion_tokens: int = 0
+    # What the provider reported for the request (an answer in text may become the stage's
+    # answer, and its prompt and cached tokens belong in the ledger).
+    usage: Usage = field(default_factory=Usage)

@@ -195,15 +195,21 @@ class GigaChatProvider:
                 status=401,
             ) from None
 
+    @staticmethod
+    def _session_headers() -> dict[str, str]:
+        """GigaChat caches a prompt's prefix only across requests of one session: every
+        request of a conversation (tool steps included) carries its X-Session-ID, a UUID
+        derived from it, so the same conversation always gets the same one."""
+        headers = {"Accept": "application/json"}
+        session = current_cache_session()
+        if session:
+            headers["X-Session-ID"] = str(uuid.uuid5(uuid.NAMESPACE_URL, session))
+        return headers
+
     def _chat_once(
         self, body: dict[str, Any], token: str, deadline: Deadline, *, stream: bool
     ) -> Completion:
-        headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
-        session = current_cache_session()
-        if session:
-            # GigaChat caches a prompt's prefix only across requests of one session.
-            # A UUID, derived: the same conversation always gets the same one.
-            headers["X-Session-ID"] = str(uuid.uuid5(uuid.NAMESPACE_URL, session))
+        headers = {"Authorization": f"Bearer {token}", **self._session_headers()}
         url = f"{self.base_url}/chat/completions"
         try:
             if not stream:
@@ -278,7 +284,7 @@ class GigaChatProvider:
         url = f"{self.base_url}/chat/completions"
         token = self._access_token(deadline)
         for attempt in range(2):
-            headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+            headers = {"Authorization": f"Bearer {token}", **self._session_headers()}
             try:
                 data = self._http.post_json(url, deadline=deadline, json_body=body, headers=headers)
                 break
@@ -296,4 +302,4 @@ class GigaChatProvider:
             call_id = str(message.get("functions_state_id") or "function_call")
             calls.append(ToolCall(call_id, str(function_call["name"]), arguments))
         usage = usage_from_gigachat(data.get("usage"))
-        return ToolStep(str(message.get("content") or ""), tuple(calls), usage.completion_tokens)
+        return ToolStep(str(message.get("content") or ""), tuple(calls), usage)

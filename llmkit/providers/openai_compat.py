@@ -365,4 +365,4 @@ def tool_step_from_openai(data: Any, provider: str) -> ToolStep:
             ToolCall(str(raw.get("id") or f"call_{index}"), str(function.get("name")), arguments)
         )
     usage = usage_from_openai(data.get("usage"))
-    return ToolStep(str(message.get("content") or ""), tuple(calls), usage.completion_tokens)
+    return ToolStep(str(message.get("content") or ""), tuple(calls), usage)

@@ -325,4 +325,4 @@ class YandexGPTProvider:
                 arguments = json.dumps(arguments, ensure_ascii=False)
             calls.append(ToolCall(f"call_{index}", str(function.get("name")), arguments))
         usage = usage_from_yandex(result.get("usage"))
-        return ToolStep(str(message.get("text") or ""), tuple(calls), usage.completion_tokens)
+        return ToolStep(str(message.get("text") or ""), tuple(calls), usage)

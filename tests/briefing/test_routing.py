@@ -259,6 +259,7 @@ def test_with_studio_tools_a_turn_that_closes_a_stage_gets_the_next_question_in_
         source_kind="briefing_turn", source_id=str(turn.pk), provider="openai-fast"
     )
     assert call.outcome != "failed"
+    assert call.prompt_tokens > 0  # the tool step's reported usage is in the ledger
     reply = turn.replies.order_by("seq").last()
     assert reply.stage_key == "vision"
     assert not reply.text.startswith("Спасибо! Мне нужно немного времени")
