@@ -63,7 +63,7 @@ def test_a_producers_day(live_server, browser, page, producer):
 
         # The producer locks the product name; the stage field follows the lock.
         locks = page.locator("#locks")
-        locks.locator("input[name=key]").last.fill("product_name")
+        locks.locator("select[name=key]").select_option("product_name")
         locks.locator("input[name=value]").last.fill("Кофейни «Зерно»")
         locks.locator("button:has-text('Lock')").last.click()
         # Shown under the label of the field it holds, not its key.
