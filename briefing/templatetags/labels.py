@@ -72,3 +72,28 @@ def stage_field_items(row: Any) -> list[tuple[str, Any]]:
 def waiting_label(waiting_for: str) -> str:
     """Who a briefing waits for (one of status.WaitingFor), in the active language."""
     return str(WaitingFor.LABELS.get(waiting_for, waiting_for))
+
+
+@register.filter
+def waited(since: Any) -> str:
+    """How long since `since`, as the inbox says it: "just now" under a minute (Django's
+    timesince says "0 minutes")."""
+    from django.utils import timezone
+    from django.utils.timesince import timesince
+    from django.utils.translation import gettext
+
+    if not since:
+        return ""
+    if (timezone.now() - since).total_seconds() < 60:
+        return gettext("just now")
+    return timesince(since)
+
+
+@register.filter
+def client_shown(project: Any) -> str:
+    """The client's name on an inbox row: the one the producer typed, else the one the
+    reader found in the conversation, else a dash."""
+    profile = project.profile if isinstance(project.profile, dict) else {}
+    intro = profile.get("intro") if isinstance(profile.get("intro"), dict) else {}
+    found = intro.get("clientName")
+    return project.client_name or (found if isinstance(found, str) and found else "—")

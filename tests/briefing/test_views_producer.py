@@ -522,3 +522,20 @@ def test_a_field_filled_after_the_page_was_opened_is_not_overwritten_silently(
     assert stage(project, "vision").fields["productName"] == "Зерно"
     act(producer_client, project, "correct", **{**form, "stored": "Зерно"})
     assert stage(project, "vision").fields["productName"] == "Кофе"
+
+
+def test_the_inbox_row_names_the_client_the_reader_found_and_says_just_now(
+    producer_client, producer, django_capture_on_commit_callbacks
+):
+    project = project_create(title="Ролик", language="ru", producer=producer)
+    intro = stage(project, "intro")
+    intro.fields = {"clientName": "Анна Петрова"}
+    intro.save()
+    Project.objects.filter(pk=project.pk).update(profile={"intro": {"clientName": "Анна Петрова"}})
+    takeover_start(project=project, user=producer)
+    with django_capture_on_commit_callbacks(execute=True):
+        turn_receive(project=project, text="Вы здесь?")  # waits for the producer
+    page = producer_client.get("/", headers={"Accept-Language": "ru"}).text
+    assert "Анна Петрова" in page
+    assert "0 минут" not in page
+    assert "только что" in page
