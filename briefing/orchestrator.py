@@ -324,16 +324,21 @@ def _stage_history(work: TurnWork, stage: StageRun) -> _StageHistory:
 
 
 def _run_stages(
-    work: TurnWork, stage: StageRun, *, opening: bool, holding_reply: bool = True
+    work: TurnWork,
+    stage: StageRun,
+    *,
+    opening: bool,
+    holding_reply: bool = True,
+    by_code: bool = False,
 ) -> tuple[StructuredResult | None, Any]:
     """Run the stage's agent and, while its gate closes, open the next stage and run its agent
     for the opening question in this same turn. Each run either holds its stage's gate (the
     loop ends) or closes the stage for the rest of the turn: the number of stages bounds the
-    runs. Returns the first run's result and call record (`holding_reply` is for it alone)."""
-    fresh_tools = work.tools is None  # the first run calls the turn's tools
+    runs. Returns the first run's result and call record (`holding_reply` is for it alone;
+    `by_code`: the first run is an opening written by code too)."""
+    fresh_tools = work.tools is None and not by_code  # the first run calls the tools
     before = len(work.replies)
     first = None
-    by_code = False
     for _ in range(len(work.stages)):
         result, record, closed = _run_stage(
             work, stage, opening=opening, holding_reply=holding_reply, by_code=by_code
@@ -590,15 +595,23 @@ def _names(value: Any) -> list[str]:
 
 def turn_answer_apply(*, turn: Turn, answer: Any, data: dict[str, Any], call: Any) -> None:
     """Answer a failed turn with a fixed stage answer (a manager's fix of its dead letter),
-    exactly as if the model had given it: the gate, the next stage, one reply."""
+    as if the model had given it: the gate, the next stage, one reply. When the fix closes
+    the stage, the manager's message still reaches the client, before the next stage's
+    question (written by code)."""
     work = late_answer_claim(turn)
     stage = next(s for s in work.stages if s.key == turn.stage_key)
     if _accept(
         work, stage, answer, data, record=call, provider="manager fix", layer=None, retry=False
     ):
+        before = len(work.replies)
         following = _advance(work, after=stage, call=call)
         if following is not None:
-            _run_stages(work, following, opening=True)
+            _run_stages(work, following, opening=True, by_code=True)
+        message = (getattr(answer, "message", "") or "").strip()
+        if message and len(work.replies) > before:
+            work.replies[before].text = f"{message} {work.replies[before].text}"
+        elif message:
+            work.replies.append(Reply(message, stage.key, call))
     turn_commit(work)
 
 
