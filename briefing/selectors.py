@@ -30,6 +30,7 @@ from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.status import PENDING_TURN, WaitingFor
 from dlq.ledger import ledger_turn_costs
 from dlq.models import DeadLetter
+from dlq.selectors import share_or_none
 
 Kind = BriefingEvent.Kind
 
@@ -167,10 +168,6 @@ def workers_stalled_minutes(*, now: datetime.datetime | None = None) -> int | No
     return int(waited // 60) if waited > settings.BRIEFING_STALL_ALERT_S else None
 
 
-def _share(part: int, whole: int) -> float | None:
-    return part / whole if whole else None
-
-
 def turn_figures(*, since: datetime.datetime, until: datetime.datetime) -> dict[str, Any]:
     """What the client turns received in [since, until) and processed cost, in two queries:
     the median of the model requests the router counted per turn (meta `route.calls`: level
@@ -196,8 +193,8 @@ def turn_figures(*, since: datetime.datetime, until: datetime.datetime) -> dict[
         "turns": len(rows),
         "calls_median": median(calls) if calls else None,
         "without_tools": without_tools,
-        "without_tools_share": _share(without_tools, len(rows)),
+        "without_tools_share": share_or_none(without_tools, len(rows)),
         "tool_calls": tools["calls"],
         "tool_cache_hits": tools["hits"],
-        "tool_cache_hit_share": _share(tools["hits"], tools["calls"]),
+        "tool_cache_hit_share": share_or_none(tools["hits"], tools["calls"]),
     }

@@ -296,7 +296,8 @@ def classifier_disagreements(
 NOT_MODELS = ("", "rules")
 
 
-def _share_or_none(part: int, whole: int) -> float | None:
+def share_or_none(part: int, whole: int) -> float | None:
+    """part / whole, or None when there is no whole."""
     return part / whole if whole else None
 
 
@@ -324,7 +325,7 @@ def cached_input_by_provider_and_pool(
             "calls_without_usage": tally.cost_estimated,
             "prompt_tokens": tally.prompt_tokens,
             "cached_tokens": tally.cached_tokens,
-            "cached_share": _share_or_none(tally.cached_tokens, tally.prompt_tokens),
+            "cached_share": share_or_none(tally.cached_tokens, tally.prompt_tokens),
         }
         for (call_provider, pool), tally in sorted(groups.items())
     ]
