@@ -12,6 +12,9 @@ from django.utils.translation import ngettext
 from briefing.access import projects_for_user
 from briefing.models import (
     BriefingEvent,
+    BriefingNote,
+    CannedReply,
+    CannedReplyChange,
     LockedEntity,
     Project,
     RevokedClientLink,
@@ -153,3 +156,34 @@ class StaffProfileAdmin(admin.ModelAdmin):
     list_filter = ("language",)
     search_fields = ("user__username",)
     raw_id_fields = ("user",)
+
+
+@admin.register(BriefingNote)
+class BriefingNoteAdmin(OwnBriefingsMixin, BriefingPageLinkMixin, ReadOnlyMixin, admin.ModelAdmin):
+    """The staff's notes are written on the briefing's page (an event says who), never here."""
+
+    list_display = ("created_at", "project", "author")
+    search_fields = ("project__title",)
+    raw_id_fields = ("project", "author")
+
+
+@admin.register(CannedReply)
+class CannedReplyAdmin(BackOfficeLinkMixin, ReadOnlyMixin, admin.ModelAdmin):
+    """Canned replies are edited on their back-office page, which audits every change."""
+
+    back_office_text = _("The canned replies page, which records every change")
+    list_display = ("title", "language", "updated_at")
+    list_filter = ("language",)
+    search_fields = ("title", "text")
+
+    def back_office_url(self, obj) -> str:
+        return reverse("canned_replies")
+
+
+@admin.register(CannedReplyChange)
+class CannedReplyChangeAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """Who added, edited or removed a canned reply, with its old and new content."""
+
+    list_display = ("created_at", "kind", "reply", "actor")
+    list_filter = ("kind",)
+    raw_id_fields = ("reply", "actor")

@@ -12,12 +12,15 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from django import forms
 from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _lazy
 
 from briefing.field_states import ASKED, CONFIRMED, LEFT, READ, TO_CHECK, asks, field_state
+from briefing.inbox import INBOX_VIEWS, inbox_view
 from briefing.labels import field_label
 from briefing.models import Project
+from briefing.selectors import ASSIGNEE_GROUPS, assignees, person_name
 from briefing.stages.base import LANGUAGES, StageSpec, is_empty
 from briefing.stages.readers import read_budget
 from briefing.status import WaitingFor
@@ -29,16 +32,89 @@ LANGUAGE_CHOICES = tuple((code, _LANGUAGE_NAMES.get(code, code)) for code in LAN
 
 
 def producer_choices(user: Any) -> QuerySet:
-    """Whom a briefing may be assigned to: a manager picks any producer or manager; a
+    """Whom a new briefing may be assigned to: a manager picks any producer or manager; a
     producer only themself (a briefing given away would vanish from their own list)."""
     users = get_user_model().objects.filter(is_active=True)
     if not user.has_perm("briefing.view_all_projects"):
         return users.filter(pk=user.pk)
     return (
-        users.filter(Q(groups__name__in=["Producers", "Managers"]) | Q(pk=user.pk))
+        users.filter(Q(groups__name__in=ASSIGNEE_GROUPS) | Q(pk=user.pk))
         .distinct()
-        .order_by("username")
+        .order_by("first_name", "last_name", "username")
     )
+
+
+class PersonChoiceField(forms.ModelChoiceField):
+    """A colleague picked by full name (the username only for one who has none)."""
+
+    def label_from_instance(self, obj: Any) -> str:
+        return person_name(obj)
+
+
+class AssignForm(forms.Form):
+    """Give a briefing to another producer: every active producer and manager, by name."""
+
+    producer = PersonChoiceField(queryset=get_user_model().objects.none(), label=_lazy("Assign to"))
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["producer"].queryset = assignees()
+
+
+# Snooze choices offered as buttons; "until" takes any time (the studio's time zone).
+SNOOZE_PRESETS = (
+    ("1h", _lazy("for an hour")),
+    ("3h", _lazy("for 3 hours")),
+    ("tomorrow", _lazy("until tomorrow, 9:00")),
+    ("next_week", _lazy("until Monday, 9:00")),
+)
+MORNING = datetime.time(9, 0)
+
+
+def snooze_until(preset: str, *, now: datetime.datetime) -> datetime.datetime | None:
+    """The moment a snooze preset stands for, from `now` in the studio's time zone."""
+    local = timezone.localtime(now)
+    if preset == "1h":
+        return now + datetime.timedelta(hours=1)
+    if preset == "3h":
+        return now + datetime.timedelta(hours=3)
+    if preset == "tomorrow":
+        day = local.date() + datetime.timedelta(days=1)
+    elif preset == "next_week":
+        day = local.date() + datetime.timedelta(days=7 - local.weekday())
+    else:
+        return None
+    return timezone.make_aware(datetime.datetime.combine(day, MORNING))
+
+
+class SnoozeForm(forms.Form):
+    """A snooze: one of the presets (the button pressed), else the time typed."""
+
+    preset = forms.ChoiceField(choices=SNOOZE_PRESETS, required=False)
+    until = forms.DateTimeField(
+        required=False,
+        input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+    )
+
+    def moment(self, *, now: datetime.datetime) -> datetime.datetime:
+        """The chosen moment, or ApplicationError saying what is missing or wrong."""
+        if not self.is_valid():
+            raise ApplicationError(gettext("write the time as day, month, year and hours"))
+        preset = self.cleaned_data["preset"]
+        if preset:
+            return snooze_until(preset, now=now)
+        if self.cleaned_data["until"] is None:
+            raise ApplicationError(gettext("choose how long to snooze, or a time"))
+        return self.cleaned_data["until"]
+
+
+class CannedReplyForm(forms.Form):
+    """A canned reply as the producer edits it (the service checks what it must hold)."""
+
+    title = forms.CharField(required=False, max_length=200)
+    language = forms.ChoiceField(choices=LANGUAGE_CHOICES)
+    text = forms.CharField(required=False, widget=forms.Textarea)
 
 
 class ProjectNewForm(forms.Form):
@@ -54,9 +130,7 @@ class ProjectNewForm(forms.Form):
     language = forms.ChoiceField(
         choices=LANGUAGE_CHOICES, initial="ru", label=_lazy("The client's language")
     )
-    producer = forms.ModelChoiceField(
-        queryset=get_user_model().objects.none(), label=_lazy("Producer")
-    )
+    producer = PersonChoiceField(queryset=get_user_model().objects.none(), label=_lazy("Producer"))
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -69,7 +143,7 @@ class DashboardFilterForm(forms.Form):
     status = forms.ChoiceField(
         required=False, choices=[("", _lazy("any status")), *Project.Status.choices]
     )
-    producer = forms.ModelChoiceField(
+    producer = PersonChoiceField(
         required=False,
         queryset=get_user_model().objects.none(),
         empty_label=_lazy("any producer"),
@@ -79,14 +153,21 @@ class DashboardFilterForm(forms.Form):
         label=_lazy("Waiting for"),
         choices=[("", _lazy("anyone")), *WaitingFor.CHOICES],
     )
+    view = forms.ChoiceField(required=False, label=_lazy("Show"), choices=INBOX_VIEWS)
 
     def __init__(self, *args: Any, projects: QuerySet[Project], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["producer"].queryset = (
             get_user_model()
             .objects.filter(pk__in=projects.exclude(producer=None).values("producer"))
-            .order_by("username")
+            .order_by("first_name", "last_name", "username")
         )
+
+    def inbox_list(self) -> str:
+        """Which of the inbox's lists to show: the open one unless another is asked for (an
+        unknown name too, so a stale link still shows the inbox)."""
+        asked = self.data.get("view", "") if self.is_bound else ""
+        return asked if asked in dict(INBOX_VIEWS) else "open"
 
     def filter(self, projects: QuerySet[Project]) -> QuerySet[Project]:
         """`projects` must carry the `waiting_for` annotation. Invalid filters filter
@@ -105,6 +186,10 @@ class DashboardFilterForm(forms.Form):
         if data["waiting"]:
             projects = projects.filter(waiting_for=data["waiting"])
         return projects
+
+    def filter_view(self, projects: QuerySet[Project], *, now: Any = None) -> QuerySet[Project]:
+        """`filter`, then the inbox's list (`view`): the open one by default."""
+        return inbox_view(self.filter(projects), self.inbox_list(), now=now)
 
 
 # --- stage fields --------------------------------------------------------------------------

@@ -9,13 +9,16 @@ its idle refresh is one indexed query."""
 from __future__ import annotations
 
 import datetime
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db.models import (
     Count,
+    DateTimeField,
     Exists,
+    F,
     IntegerField,
     JSONField,
     Max,
@@ -24,16 +27,22 @@ from django.db.models import (
     QuerySet,
     Subquery,
     Sum,
+    Value,
 )
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import ngettext
 
-from briefing.models import BriefingEvent, Project, Turn
+from briefing.models import BriefingEvent, Project, StaffProfile, Turn
 from briefing.status import PENDING_TURN, WaitingFor
 
 Kind = BriefingEvent.Kind
 PAGE_SIZE = 50
+# The client's last message, as far as the e-mail about an unseen one quotes it.
+UNSEEN_QUOTE_CHARS = 500
+logger = logging.getLogger(__name__)
 RANK_NEEDS, RANK_ACTIVE, RANK_DONE = 0, 1, 2
 
 
@@ -297,15 +306,23 @@ def project_lock_after(
     return found[0] if found else None
 
 
+# A client's message ends a snooze and reopens a resolved conversation (as in Chatwoot and
+# Intercom): the briefing is back in the inbox's open list with the message.
+CLIENT_WROTE = {"snoozed_until": None, "resolved_at": None}
+
+
 def inbox_turn_received(
     *, locked: Project, turn: Turn, received_at: datetime.datetime
 ) -> InboxFacts:
     """A client message was stored (`locked`: the row read by `project_lock` before). While
     the briefing is not completed and needs nobody or a locked value's decision, the new
     message changes only who it waits for, its activity and its unread count; in any other
-    state the facts are recomputed. Returns what was stored, in the caller's transaction."""
+    state the facts are recomputed. Either way a snooze ends and a resolved conversation is
+    open again, in the same UPDATE. Returns what was stored, in the caller's transaction."""
     if locked.status == Project.Status.COMPLETED or locked.needs_reason not in ("", "lock_change"):
-        return inbox_refresh(project_id=locked.pk)
+        facts = inbox_facts(locked.pk)
+        Project.objects.filter(pk=locked.pk).update(**inbox_columns(facts), **CLIENT_WROTE)
+        return facts
     reason = locked.needs_reason
     since = locked.needs_since if reason else None
     activity = max(filter(None, (received_at, locked.updated_at)))
@@ -317,7 +334,7 @@ def inbox_turn_received(
         waiting_for=waiting, needs_reason=reason, needs_since=since, last_activity_at=activity,
         unread_count=locked.unread_count + 1, rank_and_key=_order(locked, reason, since, activity),
     )  # fmt: skip
-    Project.objects.filter(pk=locked.pk).update(**inbox_columns(facts))
+    Project.objects.filter(pk=locked.pk).update(**inbox_columns(facts), **CLIENT_WROTE)
     return facts
 
 
@@ -408,6 +425,22 @@ def inbox_counts_refresh(*, project_id: int) -> None:
     )  # fmt: skip
 
 
+# The page's poll stamps `seen_at` at most this often: a write every second an open page polls
+# would cost more than the e-mail about unseen messages needs (it counts in minutes).
+SEEN_STAMP_S = 30
+
+
+def inbox_seen(*, project: Project, now: datetime.datetime | None = None) -> None:
+    """Someone on the staff has the briefing's page open (`project`: its row as the request
+    read it): stamp `seen_at` unless it was stamped in the last SEEN_STAMP_S. Neither its
+    activity nor the inbox's version moves: a producer looking is not a change."""
+    now = now or timezone.now()
+    if project.seen_at is not None and (now - project.seen_at).total_seconds() < SEEN_STAMP_S:
+        return
+    Project.objects.filter(pk=project.pk).update(seen_at=now)
+    project.seen_at = now
+
+
 def inbox_mark_read(*, project: Project, user: Any) -> bool:
     """The briefing's own producer opened it: its client messages so far are read. Others
     (a manager looking in) change nothing. True when something was marked."""
@@ -459,6 +492,32 @@ def inbox_page(
     more = len(rows) > size
     rows = rows[:size]
     return rows, inbox_cursor(rows[-1]) if more and rows else ""
+
+
+# The inbox's lists (the dashboard's "Show"): open conversations, the snoozed ones until their
+# time, the resolved ones, or every briefing.
+INBOX_VIEWS = (
+    ("open", _lazy("Open conversations")),
+    ("snoozed", _lazy("Snoozed conversations")),
+    ("resolved", _lazy("Resolved conversations")),
+    ("all", _lazy("All briefings")),
+)
+
+
+def inbox_view(
+    projects: QuerySet[Project], view: str, *, now: datetime.datetime | None = None
+) -> QuerySet[Project]:
+    """The briefings of one of INBOX_VIEWS (an unknown name: the open list). A snooze whose
+    time passed counts as ended before the sweep (`snoozes_wake`) clears it."""
+    now = now or timezone.now()
+    awake = Q(snoozed_until__isnull=True) | Q(snoozed_until__lte=now)
+    if view == "all":
+        return projects
+    if view == "snoozed":
+        return projects.filter(snoozed_until__gt=now)
+    if view == "resolved":
+        return projects.filter(resolved_at__isnull=False)
+    return projects.filter(awake, resolved_at__isnull=True)
 
 
 def inbox_version(projects: QuerySet[Project]) -> str:
@@ -513,3 +572,127 @@ def holding_replies_overdue_flag(*, now: datetime.datetime | None = None) -> int
             inbox_refresh(project_id=project_id)
         count += 1
     return count
+
+
+# --- snoozes that ran out ----------------------------------------------------------------------
+
+
+def snoozes_wake(*, now: datetime.datetime | None = None) -> int:
+    """End every snooze whose time has come: the briefing is back in the open list, and the
+    inbox's version moves so that an open dashboard's refresh shows it. Returns how many."""
+    now = now or timezone.now()
+    return Project.objects.filter(snoozed_until__lte=now).update(
+        snoozed_until=None, inbox_changed_at=now
+    )
+
+
+# --- client messages nobody saw ----------------------------------------------------------------
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+
+
+def unseen_waits(*, now: datetime.datetime | None = None) -> list[tuple[int, Any, Any]]:
+    """(briefing id, since when, when its producer was last e-mailed) of every briefing whose
+    client wrote at least BRIEFING_UNSEEN_ALERT_MIN minutes ago while nobody on the staff has
+    had its page open since (`seen_at`), and whose producer (active, with an address) was not
+    e-mailed about this wait.
+    A wait begins with the first client message after the page was last seen; the producer is
+    e-mailed once per wait. Read from the unread briefings only (an index of its own)."""
+    minutes = settings.BRIEFING_UNSEEN_ALERT_MIN
+    if minutes <= 0:
+        return []
+    now = now or timezone.now()
+    first_unseen = (
+        Turn.objects.filter(
+            project=OuterRef("pk"),
+            role=Turn.Role.CLIENT,
+            created_at__gt=Coalesce(OuterRef("seen_at"), Value(_EPOCH)),
+        )
+        .order_by("seq")
+        .values("created_at")[:1]
+    )
+    waits = (
+        Project.objects.filter(unread_count__gt=0, producer__is_active=True)
+        .exclude(producer__email="")
+        .annotate(waiting_since=Subquery(first_unseen, output_field=DateTimeField()))
+        .filter(waiting_since__lte=now - datetime.timedelta(minutes=minutes))
+        .filter(Q(unseen_alerted_at__isnull=True) | Q(unseen_alerted_at__lt=F("waiting_since")))
+        .order_by("waiting_since")
+    )
+    return list(waits.values_list("pk", "waiting_since", "unseen_alerted_at"))
+
+
+def unseen_alerts_send(*, now: datetime.datetime | None = None) -> int:
+    """E-mail each producer whose client's message waits unseen (`unseen_waits`), once per
+    wait: the wait is claimed with a conditional UPDATE of `unseen_alerted_at` (a second sweep
+    running at once finds it claimed), then the mail goes out through Django's mail; a mail
+    that fails gives the claim back for the next sweep. Returns how many were sent."""
+    now = now or timezone.now()
+    sent = 0
+    for project_id, since, previous in unseen_waits(now=now):
+        unclaimed = Q(unseen_alerted_at__isnull=True) | Q(unseen_alerted_at__lt=since)
+        if not Project.objects.filter(unclaimed, pk=project_id).update(unseen_alerted_at=now):
+            continue
+        try:
+            sent += unseen_alert_mail_send(project_id=project_id, since=since, now=now)
+        except Exception:
+            logger.exception("briefing %s: the e-mail about an unseen message failed", project_id)
+            Project.objects.filter(pk=project_id, unseen_alerted_at=now).update(
+                unseen_alerted_at=previous
+            )
+    return sent
+
+
+def unseen_alert_mail_send(
+    *, project_id: int, since: datetime.datetime, now: datetime.datetime
+) -> int:
+    """The e-mail to the briefing's producer, in their language (their profile's, else the
+    back office's): which briefing, how long the client has waited, what they wrote last and
+    the link to the page."""
+    from django.core.mail import EmailMessage
+    from django.urls import reverse
+    from django.utils import translation
+
+    project = Project.objects.select_related("producer").get(pk=project_id)
+    producer = project.producer
+    if producer is None or not producer.email:
+        return 0
+    last = (
+        project.turns.filter(role=Turn.Role.CLIENT).order_by("-seq").values_list("text", flat=True)
+    ).first() or ""
+    language = (
+        StaffProfile.objects.filter(user=producer).values_list("language", flat=True).first()
+        or settings.LANGUAGE_CODE
+    )
+    waited = max(1, int((now - since).total_seconds() // 60))
+    url = settings.SITE_URL + reverse("project_detail", args=[project.pk])
+    with translation.override(language):
+        subject = ngettext(
+            "“%(title)s”: the client wrote %(minutes)d minute ago and nobody has opened it",
+            "“%(title)s”: the client wrote %(minutes)d minutes ago and nobody has opened it",
+            waited,
+        ) % {"title": project.title, "minutes": waited}
+        lines = [
+            ngettext(
+                "The client of “%(title)s” wrote %(minutes)d minute ago, and nobody has had "
+                "the briefing open since.",
+                "The client of “%(title)s” wrote %(minutes)d minutes ago, and nobody has had "
+                "the briefing open since.",
+                waited,
+            )
+            % {"title": project.title, "minutes": waited},
+            "",
+            _("Their last message:"),
+            last[:UNSEEN_QUOTE_CHARS] + ("…" if len(last) > UNSEEN_QUOTE_CHARS else ""),
+            "",
+            _("The briefing: %(url)s") % {"url": url},
+            "",
+            _("You get one such e-mail per wait: the next comes after someone opens the briefing."),
+        ]
+    message = EmailMessage(
+        subject=subject.replace("\n", " ")[:200],
+        body="\n".join(lines) + "\n",
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[producer.email],
+    )
+    return message.send() or 0

@@ -1,15 +1,17 @@
 """What is known about a briefing's client before they write (a producer's form, a lead's
-card), filled into the intro stage when the briefing is created, each value an event."""
+card), filled into the intro stage (and a lead's budget and deadline into the stage that asks
+them) when the briefing is created, each value an event."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from briefing.completion import project_profile_sync
 from briefing.events import event_record
-from briefing.models import BriefingEvent, LockedEntity, Project
+from briefing.models import BriefingEvent, LockedEntity, Project, StageRun
 from briefing.stages.registry import spec_for
 
 Kind = BriefingEvent.Kind
@@ -71,3 +73,51 @@ def known_data_fill(
             data={"key": lock_key, "old": None, "new": fields["clientName"], "source": source},
         )  # fmt: skip
     project_profile_sync(project)
+
+
+def known_findings_fill(project: Project, *, findings: Mapping[str, Any], source: str) -> None:
+    """Fill the fields the stages' pre-parse takes these findings into ("budget", "currency",
+    "deadline" of a lead's card), as if the client's first message had stated them: each value
+    an event, and a stage whose required fields are then all known is closed by the pre-parse,
+    so the bot skips it and the read-back confirms them. A value the stage refuses is left out."""
+    from django.utils import timezone as django_timezone
+
+    stages = list(project.stages.order_by("order"))
+    targets: dict[str, tuple[StageRun, str]] = {}
+    for stage in stages:
+        for finding, field_name in spec_for(project, stage.key).prefill.items():
+            targets.setdefault(finding, (stage, field_name))
+    filled: dict[str, StageRun] = {}
+    for finding, value in findings.items():
+        if finding not in targets or value in (None, ""):
+            continue
+        stage, field_name = targets[finding]
+        spec = spec_for(project, stage.key)
+        try:
+            checked = spec.answer_model.model_validate({"message": "", field_name: value})
+        except ValidationError:
+            continue
+        stage.fields = {**stage.fields, field_name: getattr(checked, field_name)}
+        filled[stage.key] = stage
+        event_record(
+            project=project, kind=Kind.PREFILL_FILLED, stage_key=stage.key,
+            data={"field": field_name, "value": stage.fields[field_name], "source": source,
+                  "evidence": value},
+        )  # fmt: skip
+    for stage in filled.values():
+        spec = spec_for(project, stage.key)
+        if (
+            stage.status != StageRun.Status.CLOSED
+            and spec.required
+            and not spec.missing(stage.fields)
+        ):
+            stage.status, stage.closed_by = StageRun.Status.CLOSED, StageRun.ClosedBy.PREFILL
+            stage.closed_at = django_timezone.now()
+            stage.summary = spec.summary(stage.fields, project.language)
+            event_record(
+                project=project, kind=Kind.STAGE_CLOSED, stage_key=stage.key,
+                data={"by": StageRun.ClosedBy.PREFILL},
+            )  # fmt: skip
+        stage.save(update_fields=["fields", "status", "closed_by", "closed_at", "summary"])
+    if filled:
+        project_profile_sync(project)

@@ -94,6 +94,14 @@ class Project(models.Model):
     open_dead_letter_id = models.BigIntegerField(null=True, blank=True)
     lock_violations = models.PositiveIntegerField(default=0)
     holding_replies = models.PositiveIntegerField(default=0)
+    # The conversation's state in the inbox (briefing.inbox), apart from the briefing's own:
+    # resolved by a producer, or snoozed until a time; the client's next message ends both.
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    snoozed_until = models.DateTimeField(null=True, blank=True)
+    # When someone on the staff last had the briefing's page open (its poll stamps it), and
+    # when its producer was last e-mailed about a client message nobody saw: once per wait.
+    seen_at = models.DateTimeField(null=True, blank=True)
+    unseen_alerted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-updated_at", "-id"]
@@ -116,6 +124,12 @@ class Project(models.Model):
             # The API's keyset pages: briefings newest first, briefs by completion.
             models.Index(fields=["created_at", "id"], name="project_created"),
             models.Index(fields=["completed_at", "id"], name="project_completed"),
+            # The sweep that wakes snoozed briefings reads only those.
+            models.Index(
+                fields=["snoozed_until"],
+                condition=models.Q(snoozed_until__isnull=False),
+                name="project_snoozed",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -321,6 +335,16 @@ class BriefingEvent(models.Model):
         # The client was forgotten: their data erased from this briefing, its dead letters
         # and calls; the data holds only how many rows were erased.
         CLIENT_FORGOTTEN = "client_forgotten"
+        # The inbox's producer actions (briefing.services): who it is assigned to (old and new
+        # producer), resolved and reopened, snoozed (until when) and woken, marked unread, and
+        # a staff-only note added (its id only: the text never leaves the producer's page).
+        PRODUCER_ASSIGNED = "producer_assigned"
+        BRIEFING_RESOLVED = "briefing_resolved"
+        BRIEFING_REOPENED = "briefing_reopened"
+        BRIEFING_SNOOZED = "briefing_snoozed"
+        BRIEFING_WOKEN = "briefing_woken"
+        MARKED_UNREAD = "marked_unread"
+        NOTE_ADDED = "note_added"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="events")
     turn = models.ForeignKey(Turn, on_delete=models.SET_NULL, null=True, blank=True)
@@ -364,3 +388,71 @@ class StaffProfile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.language or '-'}"
+
+
+class BriefingNote(models.Model):
+    """A note on a briefing for the staff only: shown on the producer's page, never to the
+    client, in an export, a brief, a webhook or the API."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="notes")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.project_id} note {self.pk}"
+
+
+class CannedReply(models.Model):
+    """A ready answer the studio's producers insert into a message to a client: shared by the
+    studio, written in one language (a briefing offers those of its client's language)."""
+
+    title = models.CharField(max_length=120)
+    language = models.CharField(max_length=8, choices=LANGUAGE_CHOICES)
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["language", "title", "id"]
+        verbose_name_plural = "canned replies"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["language", "title"], name="canned_reply_one_title_per_language"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.language}: {self.title}"
+
+
+class CannedReplyChange(models.Model):
+    """The audit trail of the canned replies: who added, edited or removed one, when, and
+    its old and new content (kept after the reply itself is removed)."""
+
+    class Kind(models.TextChoices):
+        ADDED = "added", _("added")
+        EDITED = "edited", _("edited")
+        REMOVED = "removed", _("removed")
+
+    reply = models.ForeignKey(
+        CannedReply, on_delete=models.SET_NULL, null=True, blank=True, related_name="changes"
+    )
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    old = models.JSONField(null=True, blank=True)
+    new = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"canned reply {self.reply_id} {self.kind}"

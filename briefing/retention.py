@@ -17,7 +17,7 @@ from briefing.completion import brief_finish
 from briefing.dead_letters import turn_dead_letters_erase
 from briefing.events import event_record
 from briefing.inbox import project_lock
-from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
+from briefing.models import BriefingEvent, BriefingNote, LockedEntity, Project, StageRun, Turn
 from briefing.reader.contacts import contact_parts
 from studio.memory import company_key, contact_key
 from webhooks.models import WebhookDelivery
@@ -161,6 +161,7 @@ def _project_erase(project_id: int, *, names: Iterable[str], actor: Any) -> None
     turns = Turn.objects.filter(project=project)
     turn_ids = list(turns.values_list("pk", flat=True))
     erased_turns = turns.exclude(text="").update(text=placeholder)
+    BriefingNote.objects.filter(project=project).update(text=placeholder)
     turns.update(meta={})
     events = list(BriefingEvent.objects.filter(project=project))
     for event in events:

@@ -26,6 +26,12 @@ MANAGER_PERMISSIONS = [
     ("crm", "change_lead"),
     ("crm", "view_inboundmessage"),
     ("crm", "change_inboundmessage"),
+    # what the bot quotes: the studio data pages (studio/views.py)
+    *[
+        ("studio", f"{action}_{model}")
+        for model in ("ratecarditem", "portfolioitem", "calendarperiod")
+        for action in ("view", "add", "change", "delete")
+    ],
 ]
 ROLES = {"Producers": PRODUCER_PERMISSIONS, "Managers": MANAGER_PERMISSIONS}
 

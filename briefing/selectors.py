@@ -26,7 +26,15 @@ from django.db.models import (
 from django.utils import timezone
 
 from briefing.inbox import InboxFacts, inbox_facts
-from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
+from briefing.models import (
+    BriefingEvent,
+    BriefingNote,
+    CannedReply,
+    LockedEntity,
+    Project,
+    StageRun,
+    Turn,
+)
 from briefing.status import PENDING_TURN, WaitingFor
 from dlq.ledger import ledger_turn_costs
 from dlq.models import DeadLetter
@@ -198,3 +206,40 @@ def turn_figures(*, since: datetime.datetime, until: datetime.datetime) -> dict[
         "tool_cache_hits": tools["hits"],
         "tool_cache_hit_share": share_or_none(tools["hits"], tools["calls"]),
     }
+
+
+# --- the inbox's people, notes and canned replies ------------------------------------------------
+
+# The roles whose members a briefing may be assigned to (briefing.roles).
+ASSIGNEE_GROUPS = ("Producers", "Managers")
+
+
+def person_name(user: Any) -> str:
+    """How the back office names a colleague: their full name, else their username."""
+    if user is None:
+        return ""
+    return user.get_full_name().strip() or user.get_username()
+
+
+def assignees() -> QuerySet:
+    """Whom a briefing may be assigned to: the active producers and managers, by name."""
+    from django.contrib.auth import get_user_model
+
+    return (
+        get_user_model()
+        .objects.filter(is_active=True, groups__name__in=ASSIGNEE_GROUPS)
+        .distinct()
+        .order_by("first_name", "last_name", "username")
+    )
+
+
+def project_notes(project: Project) -> QuerySet[BriefingNote]:
+    """The staff's notes on one briefing, oldest first, with their authors (read when a page
+    shows them: the transcript's poll does not)."""
+    return project.notes.select_related("author").order_by("id")
+
+
+def canned_replies(*, language: str = "") -> QuerySet[CannedReply]:
+    """The studio's canned replies, by title; of one language when `language` is given."""
+    replies = CannedReply.objects.order_by("title", "id")
+    return replies.filter(language=language) if language else replies

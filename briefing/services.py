@@ -3,6 +3,7 @@ Each change a person makes is a domain event with who, when, old and new value."
 
 from __future__ import annotations
 
+import datetime
 import logging
 import re
 from collections.abc import Mapping
@@ -19,11 +20,20 @@ from pydantic import ValidationError
 from briefing.completion import brief_refresh, project_complete_if_done, project_profile_sync
 from briefing.events import event_record
 from briefing.inbox import inbox_turn_received, project_lock
-from briefing.known_data import known_data_fill
+from briefing.known_data import known_data_fill, known_findings_fill
 from briefing.labels import field_labels, label_language, lock_label
 from briefing.limits import limits_hit, rates_parse
-from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
-from briefing.selectors import lock_proposals_pending
+from briefing.models import (
+    BriefingEvent,
+    BriefingNote,
+    CannedReply,
+    CannedReplyChange,
+    LockedEntity,
+    Project,
+    StageRun,
+    Turn,
+)
+from briefing.selectors import assignees, lock_proposals_pending, person_name
 from briefing.stages.base import StageSpec
 from briefing.stages.registry import DEFAULT_BRIEFING_TYPE, spec_for, stage_title, stages_for
 from core.errors import ApplicationError
@@ -49,9 +59,11 @@ def project_create(
     producer: Any = None,
     briefing_type: str = DEFAULT_BRIEFING_TYPE,
     known_source: str = LockedEntity.Source.PRODUCER,
+    known_findings: Mapping[str, Any] | None = None,
 ) -> Project:
     """A new briefing. The name, company and contact a producer typed (or a lead's card,
-    `known_source="lead"`) fill the intro stage first, so the bot does not ask for them."""
+    `known_source="lead"`) fill the intro stage first, and `known_findings` (a lead's
+    "budget", "currency", "deadline") the stage that asks them, so the bot does not ask."""
     try:
         specs = stages_for(briefing_type)
     except KeyError as error:
@@ -79,6 +91,8 @@ def project_create(
         project, name=client_name, company=client_company, contact=client_contact,
         source=known_source,
     )  # fmt: skip
+    if known_findings:
+        known_findings_fill(project, findings=known_findings, source=known_source)
     return project
 
 
@@ -547,3 +561,179 @@ def stage_force_close(*, project: Project, stage_key: str, user: Any, reason: st
     )  # fmt: skip
     project_complete_if_done(project)
     return stage
+
+
+# --- the inbox: assignment, resolve and reopen, snooze, unread, notes ---------------------------
+
+NOTE_MAX_CHARS = 5000
+SNOOZE_MAX_DAYS = 366
+CANNED_TITLE_MAX_CHARS = 120
+CANNED_TEXT_MAX_CHARS = 5000
+
+
+@transaction.atomic
+def project_assign(*, project: Project, producer: Any, user: Any) -> Project:
+    """Give the briefing to another producer (or a manager): it joins their inbox and their
+    unread count; the event keeps who had it and who has it now."""
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    if producer is None or not assignees().filter(pk=producer.pk).exists():
+        raise ApplicationError(_("choose a producer from the list"))
+    if project.producer_id == producer.pk:
+        raise ApplicationError(
+            _("the briefing is already assigned to %(name)s") % {"name": person_name(producer)}
+        )
+    old = project.producer
+    project.producer = producer
+    project.save(update_fields=["producer", "updated_at"])
+    event_record(
+        project=project, kind=Kind.PRODUCER_ASSIGNED, actor=user,
+        data={"old": old.pk if old else None, "old_name": person_name(old),
+              "new": producer.pk, "new_name": person_name(producer)},
+    )  # fmt: skip
+    return project
+
+
+@transaction.atomic
+def project_resolve(*, project: Project, user: Any) -> None:
+    """The conversation is handled: it leaves the inbox's open list (for the resolved one)
+    until a producer reopens it or the client writes again. The agents go on as before."""
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    if project.resolved_at is not None:
+        raise ApplicationError(_("the conversation is already resolved"))
+    Project.objects.filter(pk=project.pk).update(resolved_at=timezone.now(), snoozed_until=None)
+    event_record(project=project, kind=Kind.BRIEFING_RESOLVED, actor=user)
+
+
+@transaction.atomic
+def project_reopen(*, project: Project, user: Any) -> None:
+    """A resolved conversation back in the inbox's open list."""
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    if project.resolved_at is None:
+        raise ApplicationError(_("the conversation is not resolved"))
+    Project.objects.filter(pk=project.pk).update(resolved_at=None)
+    event_record(project=project, kind=Kind.BRIEFING_REOPENED, actor=user)
+
+
+@transaction.atomic
+def project_snooze(*, project: Project, until: Any, user: Any) -> None:
+    """Out of the inbox's open list until `until` (an aware datetime), or earlier when the
+    client writes; the sweep (`briefing.inbox.snoozes_wake`) brings it back on time."""
+    now = timezone.now()
+    if until is None or until <= now:
+        raise ApplicationError(_("choose a time in the future"))
+    if until > now + datetime.timedelta(days=SNOOZE_MAX_DAYS):
+        raise ApplicationError(_("a briefing can be snoozed for a year at most"))
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    Project.objects.filter(pk=project.pk).update(snoozed_until=until, resolved_at=None)
+    event_record(
+        project=project, kind=Kind.BRIEFING_SNOOZED, data={"until": until.isoformat()},
+        actor=user,
+    )  # fmt: skip
+
+
+@transaction.atomic
+def project_wake(*, project: Project, user: Any) -> None:
+    """End a snooze before its time."""
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    if project.snoozed_until is None or project.snoozed_until <= timezone.now():
+        raise ApplicationError(_("the briefing is not snoozed"))
+    Project.objects.filter(pk=project.pk).update(snoozed_until=None)
+    event_record(project=project, kind=Kind.BRIEFING_WOKEN, actor=user)
+
+
+@transaction.atomic
+def project_mark_unread(*, project: Project, user: Any) -> None:
+    """The client's last message counts as unread again for the briefing's producer (until
+    they open the briefing)."""
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    last = (
+        project.turns.filter(role=Turn.Role.CLIENT)
+        .order_by("-seq")
+        .values_list("seq", flat=True)
+        .first()
+    )
+    if last is None:
+        raise ApplicationError(_("the client has not written yet: there is nothing to mark"))
+    Project.objects.filter(pk=project.pk).update(read_seq=min(project.read_seq, last - 1))
+    # The unread count follows from the read mark in the event's refresh of the inbox facts.
+    event_record(project=project, kind=Kind.MARKED_UNREAD, actor=user)
+
+
+@transaction.atomic
+def note_add(*, project: Project, text: str, user: Any) -> BriefingNote:
+    """A note for the staff on the briefing; the event holds its id only, never its text
+    (events go out through the API)."""
+    text = (text or "").replace("\x00", "").strip()
+    if not text:
+        raise ApplicationError(_("the note is empty"))
+    if len(text) > NOTE_MAX_CHARS:
+        raise ApplicationError(
+            _("a note may be %(limit)s characters long at most") % {"limit": NOTE_MAX_CHARS}
+        )
+    note = BriefingNote(project=project, author=user, text=text)
+    note.full_clean()
+    note.save()
+    event_record(project=project, kind=Kind.NOTE_ADDED, data={"note": note.pk}, actor=user)
+    return note
+
+
+# --- canned replies ------------------------------------------------------------------------------
+
+
+def _canned_content(reply: CannedReply) -> dict[str, str]:
+    return {"title": reply.title, "language": reply.language, "text": reply.text}
+
+
+@transaction.atomic
+def canned_reply_save(
+    *, reply: CannedReply | None, title: str, language: str, text: str, user: Any
+) -> CannedReply:
+    """Add a canned reply (`reply` None) or edit one; the change is audited with its old and
+    new content. One title per language."""
+    from briefing.models import LANGUAGE_CHOICES
+
+    title = (title or "").strip()
+    text = (text or "").replace("\x00", "").strip()
+    if language not in dict(LANGUAGE_CHOICES):
+        raise ApplicationError(_("choose a language from the list"))
+    if not title:
+        raise ApplicationError(_("give the reply a title"))
+    if len(title) > CANNED_TITLE_MAX_CHARS:
+        raise ApplicationError(
+            _("a title may be %(limit)s characters long at most")
+            % {"limit": CANNED_TITLE_MAX_CHARS}
+        )
+    if not text:
+        raise ApplicationError(_("the reply is empty"))
+    if len(text) > CANNED_TEXT_MAX_CHARS:
+        raise ApplicationError(
+            _("a reply may be %(limit)s characters long at most") % {"limit": CANNED_TEXT_MAX_CHARS}
+        )
+    # Compared in Python: SQLite's case-insensitive match knows only ASCII letters, and a
+    # language holds a few dozen replies.
+    others = CannedReply.objects.filter(language=language).exclude(pk=getattr(reply, "pk", None))
+    if any(t.casefold() == title.casefold() for t in others.values_list("title", flat=True)):
+        raise ApplicationError(
+            _("there is already a reply “%(title)s” in this language") % {"title": title}
+        )
+    old = _canned_content(reply) if reply is not None else None
+    reply = reply if reply is not None else CannedReply()
+    reply.title, reply.language, reply.text = title, language, text
+    reply.full_clean()
+    reply.save()
+    new = _canned_content(reply)
+    if old != new:
+        CannedReplyChange.objects.create(
+            reply=reply, actor=user, old=old, new=new,
+            kind=CannedReplyChange.Kind.ADDED if old is None else CannedReplyChange.Kind.EDITED,
+        )  # fmt: skip
+    return reply
+
+
+@transaction.atomic
+def canned_reply_remove(*, reply: CannedReply, user: Any) -> None:
+    """Remove a canned reply; its audit trail keeps what it said."""
+    CannedReplyChange.objects.create(
+        reply=reply, actor=user, old=_canned_content(reply), kind=CannedReplyChange.Kind.REMOVED
+    )
+    reply.delete()

@@ -9,6 +9,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.utils.translation import ngettext
@@ -366,6 +369,24 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
             % {"text": data.get("text", "")},
             "bad",
         ),
+        Kind.PRODUCER_ASSIGNED: (
+            (
+                _("assigned to %(new)s (was %(old)s)")
+                if data.get("old_name")
+                else _("assigned to %(new)s")
+            )
+            % {"new": data.get("new_name") or "?", "old": data.get("old_name") or ""},
+            "",
+        ),
+        Kind.BRIEFING_RESOLVED: (_("conversation resolved"), "ok"),
+        Kind.BRIEFING_REOPENED: (_("conversation reopened"), ""),
+        Kind.BRIEFING_SNOOZED: (
+            _("snoozed until %(until)s") % {"until": moment_shown(data.get("until"))},
+            "",
+        ),
+        Kind.BRIEFING_WOKEN: (_("snooze ended by the producer"), ""),
+        Kind.MARKED_UNREAD: (_("marked unread"), ""),
+        Kind.NOTE_ADDED: (_("internal note added"), ""),
         Kind.CLIENT_RATE_LIMITED: (
             _(
                 "client messages refused: over %(rate)s per %(scope)s (%(channel)s); nothing "
@@ -383,6 +404,16 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
     text, level = lines.get(kind, (kind.replace("_", " "), ""))
     actor = event.actor.get_username() if event.actor_id and event.actor else ""
     return StatusLine(text=text, level=level, at=event.created_at, actor=actor)
+
+
+def moment_shown(moment: Any) -> str:
+    """A moment (a datetime or its ISO text) as the back office shows one: in the studio's
+    time zone, the active language's short format."""
+    if isinstance(moment, str):
+        moment = parse_datetime(moment)
+    if moment is None:
+        return "?"
+    return date_format(timezone.localtime(moment), "SHORT_DATETIME_FORMAT")
 
 
 def status_lines(
@@ -403,6 +434,11 @@ def status_lines(
     if project.taken_over_by_id:
         name = project.taken_over_by.get_username()
         lines.append(StatusLine(_("taken over by %(name)s") % {"name": name}, "warn"))
+    if project.resolved_at is not None:
+        lines.append(StatusLine(_("resolved: out of the open list until the client writes"), "ok"))
+    elif project.snoozed_until is not None and project.snoozed_until > timezone.now():
+        until = moment_shown(project.snoozed_until)
+        lines.append(StatusLine(_("snoozed until %(until)s") % {"until": until}, "warn"))
     closed = {}
     counts = {Kind.RETRY_USED: 0, Kind.HOLDING_REPLY_SENT: 0, Kind.LOCK_VIOLATION_BLOCKED: 0}
     for event in events:

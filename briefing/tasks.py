@@ -43,3 +43,19 @@ def holding_follow_ups() -> int:
     from briefing.inbox import holding_replies_overdue_flag
 
     return holding_replies_overdue_flag()
+
+
+@shared_task
+def snoozes_wake() -> int:
+    """Bring snoozed briefings whose time has come back to the inbox's open list."""
+    from briefing.inbox import snoozes_wake as wake
+
+    return wake()
+
+
+@shared_task
+def unseen_alerts() -> int:
+    """E-mail producers whose client's message nobody has seen for BRIEFING_UNSEEN_ALERT_MIN."""
+    from briefing.inbox import unseen_alerts_send
+
+    return unseen_alerts_send()

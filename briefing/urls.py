@@ -13,6 +13,8 @@ urlpatterns = [
     path("results/export.<str:fmt>", views_results.results_export, name="results_export"),
     path("briefings/<int:pk>/", views_producer.project_detail, name="project_detail"),
     path("briefings/<int:pk>/action/", views_producer.project_action, name="project_action"),
+    path("inbox/unread/", views_producer.inbox_unread, name="inbox_unread"),
+    path("replies/", views_producer.canned_replies_page, name="canned_replies"),
     path("c/<str:token>/", views_client.client_chat, name="client_chat"),
     path("c/<str:token>/messages/", views_client.client_messages, name="client_messages"),
 ]

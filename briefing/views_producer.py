@@ -13,9 +13,10 @@ from django.contrib.auth.decorators import login_required, permission_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Max, Prefetch, Q
 from django.http import HttpResponse, HttpResponseBadRequest
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -23,17 +24,39 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from briefing.access import project_for_user, projects_for_user
 from briefing.forms import (
+    LANGUAGE_CHOICES as BRIEFING_LANGUAGES,
+)
+from briefing.forms import (
+    SNOOZE_PRESETS,
+    AssignForm,
+    CannedReplyForm,
     DashboardFilterForm,
     ProjectNewForm,
+    SnoozeForm,
     field_inputs,
     field_shown,
     field_value,
 )
-from briefing.inbox import NEEDS, inbox_mark_read, inbox_page, inbox_version
-from briefing.models import Project, StageRun, Turn
+from briefing.inbox import (
+    NEEDS,
+    inbox_mark_read,
+    inbox_page,
+    inbox_seen,
+    inbox_unread_total,
+    inbox_version,
+)
+from briefing.models import CannedReply, Project, StageRun, Turn
 from briefing.routing import briefing_cost, project_strong_model_set
-from briefing.selectors import project_page_reads, workers_stalled_minutes
+from briefing.selectors import (
+    canned_replies,
+    person_name,
+    project_notes,
+    project_page_reads,
+    workers_stalled_minutes,
+)
 from briefing.services import (
+    canned_reply_remove,
+    canned_reply_save,
     client_link_revoke,
     client_link_rotate,
     field_correct,
@@ -42,10 +65,17 @@ from briefing.services import (
     lock_remove,
     lock_set,
     memory_fact_correct,
+    note_add,
     producer_message_post,
+    project_assign,
     project_create,
+    project_mark_unread,
     project_pause,
+    project_reopen,
+    project_resolve,
     project_resume,
+    project_snooze,
+    project_wake,
     stage_force_close,
     stage_reopen,
     takeover_release,
@@ -62,6 +92,7 @@ from studio.selectors import client_memory
 DASHBOARD_TEMPLATE = "briefing/dashboard.html"
 DETAIL_TEMPLATE = "briefing/project_detail.html"
 NEW_TEMPLATE = "briefing/project_new.html"
+CANNED_TEMPLATE = "briefing/canned_replies.html"
 ACTIVITY_LINES = 30
 DASHBOARD_PAGE_SIZE = 50
 # Turns that may still change without a new turn being added (the poll re-renders then).
@@ -83,7 +114,7 @@ def dashboard(request: HtmxHttpRequest) -> HttpResponse:
     the shown briefings last changed) and gets 204 from one indexed query while nothing did."""
     visible = projects_for_user(request.user)
     filters = DashboardFilterForm(request.GET or None, projects=visible)
-    shown = filters.filter(visible)
+    shown = filters.filter_view(visible)
     version = inbox_version(shown)
     if request.htmx and request.GET.get("since") == version:
         return HttpResponse(status=204)
@@ -99,6 +130,7 @@ def dashboard(request: HtmxHttpRequest) -> HttpResponse:
         project.timeline = stage_rows(project, project.stages.all())
         project.need = NEEDS.get(project.needs_reason)
         project.own = project.producer_id == request.user.pk
+        project.producer_name = person_name(project.producer)
     query = request.GET.copy()
     query.pop("since", None)
     poll = query.copy()
@@ -115,6 +147,8 @@ def dashboard(request: HtmxHttpRequest) -> HttpResponse:
         "older_query": older.urlencode() if next_cursor else "",
         "first_query": first.urlencode() if request.GET.get("after") else None,
         "stalled_minutes": None if request.htmx else workers_stalled_minutes(),
+        "view": filters.inbox_list(),
+        "now": timezone.now(),
     }
     template = f"{DASHBOARD_TEMPLATE}#rows" if request.htmx else DASHBOARD_TEMPLATE
     return render(request, template, context)
@@ -198,8 +232,17 @@ def _client_as_known(project: Project, stages: list[StageRun]) -> dict[str, str]
     }
 
 
+# The producer's actions that are asked again before they are done (a plain page between,
+# so the question works without JavaScript): both end the client's link.
+CONFIRMED_ACTIONS = ("rotate_link", "revoke_link")
+
+
 def _detail_context(
-    request: HtmxHttpRequest, project: Project, *, problem: Problem | None = None
+    request: HtmxHttpRequest,
+    project: Project,
+    *,
+    problem: Problem | None = None,
+    draft: str = "",
 ) -> dict[str, Any]:
     reads = project_page_reads(project)
     stages, events, turns, letters, facts = (
@@ -262,6 +305,14 @@ def _detail_context(
         "can_act": request.user.has_perm("briefing.change_project"),
         "models": briefing_cost(project=project),
         "memory": client_memory(project.profile or {}),
+        "producer_name": person_name(project.producer),
+        "assign_form": AssignForm(initial={"producer": project.producer_id}),
+        "snooze_presets": SNOOZE_PRESETS,
+        "snoozed": project.snoozed_until is not None and project.snoozed_until > timezone.now(),
+        "notes": project_notes(project),
+        "canned_replies": canned_replies(language=project.language),
+        "draft": draft,
+        "confirm": request.GET.get("confirm", "") if request.method == "GET" else "",
     }
 
 
@@ -274,6 +325,7 @@ def project_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     download = request.GET.get("download")
     if download:
         return _download(project, download)
+    inbox_seen(project=project)  # someone on the staff has it open (the poll says so too)
     if request.htmx:
         after = plain_int(request.GET.get("after", ""))
         open_turns = plain_int(request.GET.get("open", ""))
@@ -287,7 +339,12 @@ def project_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             return _transcript_update(request, context, after=after)
         return _sections(request, context, "transcript", oob=("status", "brief"))
     inbox_mark_read(project=project, user=request.user)
-    return render(request, DETAIL_TEMPLATE, _detail_context(request, project))
+    draft = request.session.pop(_draft_key(project), "")  # a canned reply inserted without JS
+    return render(request, DETAIL_TEMPLATE, _detail_context(request, project, draft=draft))
+
+
+def _draft_key(project: Project) -> str:
+    return f"briefing-draft-{project.pk}"
 
 
 def _transcript_update(
@@ -361,6 +418,13 @@ ACTION_SECTIONS = {
     "strong_model_off": "controls",
     "memory_correct": "memory",
     "memory_remove": "memory",
+    "assign": "controls",
+    "resolve": "controls",
+    "reopen_briefing": "controls",
+    "snooze": "controls",
+    "wake": "controls",
+    "mark_unread": "controls",
+    "note": "notes",
 }
 # The flash message's words for what was done (a page without htmx reloads after an action).
 ACTION_DONE = {
@@ -382,6 +446,13 @@ ACTION_DONE = {
     "strong_model_off": gettext_lazy("routing by complexity again"),
     "memory_correct": gettext_lazy("client memory corrected"),
     "memory_remove": gettext_lazy("removed from client memory"),
+    "assign": gettext_lazy("assigned"),
+    "resolve": gettext_lazy("conversation resolved"),
+    "reopen_briefing": gettext_lazy("conversation reopened"),
+    "snooze": gettext_lazy("snoozed"),
+    "wake": gettext_lazy("snooze ended"),
+    "mark_unread": gettext_lazy("marked unread"),
+    "note": gettext_lazy("note added"),
 }
 # What else an action may change. The composer is never swapped from elsewhere (it may
 # hold a message being typed), the transcript only when a message was posted.
@@ -413,6 +484,22 @@ def _sections(
 
 def _stage_key(project: Project, request: HtmxHttpRequest) -> str:
     return spec_for(project, request.POST.get("stage", "")).key
+
+
+class ConfirmFirst(Exception):
+    """The action ends something the producer may not mean to end: ask first."""
+
+    def __init__(self, action: str) -> None:
+        super().__init__(action)
+        self.action = action
+
+
+def _unconfirmed(project: Project, action: str, post: Any) -> bool:
+    """Whether `action` still needs the producer's yes: a new link when there is none to
+    revoke is made at once."""
+    if action == "rotate_link" and not project.client_token:
+        return False
+    return post.get("confirmed") != "yes"
 
 
 def _act(request: HtmxHttpRequest, project: Project, action: str) -> None:
@@ -456,10 +543,30 @@ def _act(request: HtmxHttpRequest, project: Project, action: str) -> None:
         project_resume(project=project, user=user)
     elif action == "reopen":
         stage_reopen(project=project, stage_key=_stage_key(project, request), user=user)
+    elif action in CONFIRMED_ACTIONS and _unconfirmed(project, action, post):
+        raise ConfirmFirst(action)
     elif action == "rotate_link":
         client_link_rotate(project=project, user=user)
     elif action == "revoke_link":
         client_link_revoke(project=project, user=user)
+    elif action == "assign":
+        form = AssignForm(post)
+        if not form.is_valid():
+            raise ApplicationError(_("choose a producer from the list"))
+        project_assign(project=project, producer=form.cleaned_data["producer"], user=user)
+    elif action == "resolve":
+        project_resolve(project=project, user=user)
+    elif action == "reopen_briefing":
+        project_reopen(project=project, user=user)
+    elif action == "snooze":
+        until = SnoozeForm(post).moment(now=timezone.now())
+        project_snooze(project=project, until=until, user=user)
+    elif action == "wake":
+        project_wake(project=project, user=user)
+    elif action == "mark_unread":
+        project_mark_unread(project=project, user=user)
+    elif action == "note":
+        note_add(project=project, text=post.get("text", ""), user=user)
     elif action in ("strong_model_on", "strong_model_off"):
         project_strong_model_set(project=project, on=action == "strong_model_on", user=user)
     elif action in ("memory_correct", "memory_remove"):
@@ -488,8 +595,13 @@ def project_action(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     section = ACTION_SECTIONS.get(action)
     if section is None:
         return HttpResponseBadRequest("unknown action")
+    if action == "message" and "insert_canned" in request.POST:
+        return _canned_insert(request, project)
     try:
         _act(request, project, action)
+    except ConfirmFirst as ask:
+        url = f"{reverse('project_detail', args=[project.pk])}?confirm={ask.action}#link-confirm"
+        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
     except ApplicationError as error:
         problem = _problem(request, action, section, error)
         if not request.htmx:
@@ -502,6 +614,14 @@ def project_action(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             if context["card"] is None:  # an unknown stage: nowhere to show it in place
                 return HttpResponseBadRequest(error.message)
         return _sections(request, context, section, status=400)
+    given_away = action == "assign" and not projects_for_user(request.user).filter(pk=pk).exists()
+    if action == "mark_unread" or given_away:
+        # Back to the inbox: opening the page would mark it read again, and a briefing given
+        # to another producer is no longer the user's to see.
+        done = ACTION_DONE[action]
+        messages.success(request, _("Done: %(action)s.") % {"action": done})
+        url = reverse("dashboard")
+        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
     if not request.htmx:
         done = ACTION_DONE.get(action) or action.replace("_", " ")
         messages.success(request, _("Done: %(action)s.") % {"action": done})
@@ -552,3 +672,117 @@ def _back(project: Project, section: str, stage_key: str = "") -> str:
     url = reverse("project_detail", args=[project.pk])
     anchor = f"stage-{stage_key}" if stage_key else section
     return f"{url}#{anchor}"
+
+
+def _canned_insert(request: HtmxHttpRequest, project: Project) -> HttpResponse:
+    """The canned reply chosen in the message box, added to what is typed there: the box
+    again with both (with htmx), else the page with them in the box. With JavaScript the page
+    inserts the reply itself (js/canned_replies.js) and never asks."""
+    text = request.POST.get("text", "")
+    reply = (
+        canned_replies(language=project.language)
+        .filter(pk=plain_int(request.POST.get("canned", "")) or 0)
+        .first()
+    )
+    if reply is None:
+        problem = Problem(
+            message=_("Choose a canned reply to insert."), section="composer",
+            submitted={"text": text},
+        )  # fmt: skip
+        if not request.htmx:
+            messages.error(request, problem.message)
+            request.session[_draft_key(project)] = text
+            return redirect(_back(project, "composer"))
+        context = _detail_context(request, project, problem=problem)
+        return _sections(request, context, "composer", status=400)
+    draft = f"{text.rstrip()}\n\n{reply.text}" if text.strip() else reply.text
+    if not request.htmx:
+        request.session[_draft_key(project)] = draft
+        return redirect(_back(project, "composer"))
+    return _sections(request, _detail_context(request, project, draft=draft), "composer")
+
+
+# --- the inbox's count on every page ----------------------------------------------------------
+
+
+@login_required
+@require_GET
+def inbox_unread(request: HtmxHttpRequest) -> HttpResponse:
+    """The user's unread client messages for a page other than the inbox (a briefing's): its
+    refresh sends the count it shows (`total`) and gets 204 while it is still right, else the
+    counter again, which js/inbox_count.js puts into the tab title and the navigation."""
+    total = inbox_unread_total(request.user)
+    if request.GET.get("total") == str(total):
+        return HttpResponse(status=204)
+    return render(request, f"{DETAIL_TEMPLATE}#unread", {"inbox_unread": total})
+
+
+# --- canned replies -----------------------------------------------------------------------------
+
+
+@login_required
+@permission_required("briefing.view_project", raise_exception=True)
+@require_http_methods(["GET", "POST"])
+def canned_replies_page(request: HtmxHttpRequest) -> HttpResponse:
+    """The studio's canned replies, by language: producers add, edit and remove them (each
+    change audited). A form posts and comes back here; with htmx only the list is swapped. An
+    error is shown in place, the typed text kept."""
+    # The languages the back office names in its own language (a briefing's client speaks one).
+    names = dict(BRIEFING_LANGUAGES)
+    language = request.GET.get("language", "")
+    language = language if language in names else ""
+    problem: dict[str, Any] = {}
+    if request.method == "POST":
+        if not request.user.has_perm("briefing.change_project"):
+            raise PermissionDenied
+        action = request.POST.get("action", "")
+        try:
+            done = _canned_act(request, action)
+        except ApplicationError as error:
+            problem = {
+                "reply": request.POST.get("reply", "") if action == "edit" else "new",
+                "message": error.message,
+                "form": CannedReplyForm(request.POST),
+            }
+        else:
+            if not request.htmx:
+                messages.success(request, done)
+                url = reverse("canned_replies")
+                return redirect(f"{url}?language={language}" if language else url)
+    replies = list(canned_replies(language=language))
+    for reply in replies:
+        reply.language_name = names.get(reply.language, reply.language)
+    context = {
+        "replies": replies,
+        "language": language,
+        "languages": BRIEFING_LANGUAGES,
+        "new_form": problem.get("form")
+        if problem.get("reply") == "new"
+        else CannedReplyForm(initial={"language": language or "ru"}),
+        "problem": problem,
+        "can_act": request.user.has_perm("briefing.change_project"),
+    }
+    template = f"{CANNED_TEMPLATE}#replies" if request.htmx else CANNED_TEMPLATE
+    return render(request, template, context, status=400 if problem else 200)
+
+
+def _canned_act(request: HtmxHttpRequest, action: str) -> str:
+    """Parse one canned-reply form and call the service; what was done, in words."""
+    post, user = request.POST, request.user
+    if action == "add":
+        canned_reply_save(
+            reply=None, title=post.get("title", ""), language=post.get("language", ""),
+            text=post.get("text", ""), user=user,
+        )  # fmt: skip
+        return _("Canned reply added.")
+    reply = get_object_or_404(CannedReply, pk=plain_int(post.get("reply", "")) or 0)
+    if action == "edit":
+        canned_reply_save(
+            reply=reply, title=post.get("title", ""), language=post.get("language", ""),
+            text=post.get("text", ""), user=user,
+        )  # fmt: skip
+        return _("Canned reply saved.")
+    if action == "remove":
+        canned_reply_remove(reply=reply, user=user)
+        return _("Canned reply removed.")
+    raise ApplicationError(_("Unknown action."))

@@ -231,6 +231,9 @@ CELERY_BEAT_SCHEDULE = {
         "task": "briefing.tasks.holding_follow_ups",
         "schedule": 60.0,
     },
+    # The inbox: snoozes whose time came, and the e-mail about a client message nobody saw.
+    "briefing-snoozes-wake": {"task": "briefing.tasks.snoozes_wake", "schedule": 60.0},
+    "briefing-unseen-alerts": {"task": "briefing.tasks.unseen_alerts", "schedule": 60.0},
     "crm-inbound-sweep": {"task": "crm.tasks.inbound_sweep", "schedule": 60.0},
     "crm-imap-poll": {
         "task": "crm.tasks.imap_poll",
@@ -321,6 +324,9 @@ BRIEFING_HOLDING_FOLLOW_UP_S = env_int("BRIEFING_HOLDING_FOLLOW_UP_S", 900)
 # A client message that waited this many seconds for a worker puts a banner on every
 # producer's inbox: no worker is taking turns (a turn takes seconds when one is).
 BRIEFING_STALL_ALERT_S = env_int("BRIEFING_STALL_ALERT_S", 120)
+# A client message nobody on the staff has seen (the briefing's page not open since) for this
+# many minutes is e-mailed to the briefing's producer, once per wait; 0 sends none.
+BRIEFING_UNSEEN_ALERT_MIN = env_int("BRIEFING_UNSEEN_ALERT_MIN", 15)
 # Client messages allowed per briefing link and per sender address on the chat page (the
 # API's messages endpoint counts per briefing), each a list of <count>/<period>: a message
 # past any of them is refused (429), nothing stored or queued. Counted in the cache (see

@@ -13,6 +13,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("dlq/", include("dlq.urls")),
     path("crm/", include("crm.urls")),
+    path("studio/", include("studio.urls")),
     path("api/", site_views.api_index, name="api_index"),
     path("api/v1/", include("api.urls")),
     path("", include("briefing.urls")),

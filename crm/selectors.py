@@ -1,18 +1,22 @@
 """Reads of CRM intake: the lead catalogue in use, the filtered lead list and call-back
-queue, the human queue, and the dead letters of one message."""
+queue, the human queue, the dead letters of one message, and what a lead's card tells a
+briefing started from it."""
 
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import F, Q, QuerySet
+from django.utils import timezone
 
 from crm.catalogue import Catalogue, Term, builtin_catalogue, words_split
 from crm.models import InboundMessage, Lead, LeadType
 from dlq.models import DeadLetter
+from llmkit.extract import find_deadlines
 
 SOURCE_KIND = "inbound_message"  # the dead letters' source of a message's reading
 
@@ -152,3 +156,42 @@ def message_dead_letters(message: InboundMessage) -> QuerySet[DeadLetter]:
     return DeadLetter.objects.filter(source_kind=SOURCE_KIND, source_id=str(message.pk)).order_by(
         "-created_at"
     )
+
+
+# --- a lead's card, for the briefing started from it ---------------------------------------------
+
+
+def lead_deadline(lead: Lead, *, today: date) -> str | None:
+    """The day the lead's term ends (ISO), counted from the day of the message it was read
+    from (the lead's first day when that is unknown): the term's own words read again on that
+    day when the card kept them (the card caps `urgency_days`, the words are not capped),
+    else `urgency_days` after it. None without a term, or when the day is already past: the
+    client is asked again rather than told a date that has gone."""
+    if lead.urgency_days is None:
+        return None
+    entry = lead.evidence.get("urgency_days") if isinstance(lead.evidence, dict) else None
+    entry = entry if isinstance(entry, dict) else {}
+    message_id = entry.get("message")
+    received = (
+        InboundMessage.objects.filter(pk=message_id).values_list("received_at", flat=True).first()
+        if isinstance(message_id, int)
+        else None
+    )
+    day = timezone.localdate(received or lead.created_at)
+    words = entry.get("evidence")
+    found = find_deadlines(words, today=day) if isinstance(words, str) and words else []
+    deadline = next((d.value for d in found if d.value >= day), None)
+    deadline = deadline or day + timedelta(days=lead.urgency_days)
+    return deadline.isoformat() if deadline >= today else None
+
+
+def lead_briefing_findings(lead: Lead, *, today: date) -> dict[str, Any]:
+    """What the lead's card says of the budget and the deadline, as the briefing's pre-parse
+    names them (the card's budget is in roubles)."""
+    findings: dict[str, Any] = {}
+    if lead.budget_rub is not None:
+        findings.update(budget=lead.budget_rub, currency="RUB")
+    deadline = lead_deadline(lead, today=today)
+    if deadline:
+        findings["deadline"] = deadline
+    return findings

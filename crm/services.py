@@ -18,8 +18,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.template.defaultfilters import filesizeformat
-from django.utils import timezone
-from django.utils.translation import gettext_lazy
+from django.utils import timezone, translation
+from django.utils.translation import gettext, gettext_lazy
 
 from core.errors import ApplicationError, ErrorCode
 from core.input import datetime_problem, text_clean, text_problem
@@ -56,7 +56,7 @@ from crm.mail import (
     raw_content_hash,
 )
 from crm.models import InboundMessage, Lead, LeadContact, LeadType
-from crm.selectors import SOURCE_KIND, lead_catalogue, lead_labels
+from crm.selectors import SOURCE_KIND, lead_briefing_findings, lead_catalogue
 from dlq.services import llm_pools, structured_run
 from llmkit.extract import find_deadlines, find_emails, find_money, find_phones, normalise_email
 from llmkit.language import detect_language
@@ -570,26 +570,21 @@ def lead_create_by_hand(*, message: InboundMessage, user: Any, data: dict[str, A
     return lead
 
 
-# A lead's summary is a sentence; a briefing's title is read in a list, so it is cut short.
-TITLE_SUMMARY_CHARS = 60
+def lead_briefing_title(lead: Lead, *, language: str) -> str:
+    """The title of a briefing started from `lead`, which its client reads on their page: in
+    the client's language, never the catalogue's product label (the back office's own words)
+    nor the lead's summary (a note about the client)."""
+    name = " ".join(lead.client_name.split())[:150]
+    with translation.override(language):
+        if name:
+            return gettext("Project brief — %(name)s") % {"name": name}
+        return gettext("Project brief")
 
 
-def lead_briefing_title(lead: Lead) -> str:
-    """A short title for a briefing started from `lead` (labelled by lead_labels): what and
-    for whom ("Video production — Иван"), either alone, else the summary's first words."""
-    parts = [part for part in (lead.product_label, lead.client_name.strip()) if part]
-    if parts:
-        return " — ".join(parts)[:200]
-    summary = " ".join(lead.summary.split())
-    if len(summary) > TITLE_SUMMARY_CHARS:
-        cut = summary[: TITLE_SUMMARY_CHARS + 1].rsplit(" ", 1)[0].rstrip(" ,.;:—-")
-        summary = (cut or summary[:TITLE_SUMMARY_CHARS]) + "…"
-    return summary or f"Lead {lead.pk}"
-
-
-def lead_start_briefing(*, lead: Lead, user: Any):
-    """Start a briefing project for the lead, carrying the client's name, contact and
-    language. Once: a lead whose briefing exists gets that one back."""
+def lead_start_briefing(*, lead: Lead, user: Any, producer: Any = None):
+    """Start a briefing project for the lead, carrying the client's name, contact, language,
+    budget and deadline, run by `producer` (the user who starts it by default). Once: a lead
+    whose briefing exists gets that one back."""
     from briefing.services import project_create
 
     with transaction.atomic():
@@ -597,11 +592,12 @@ def lead_start_briefing(*, lead: Lead, user: Any):
         if locked.project_id:
             return locked.project
         contact = (locked.phones or locked.emails or [""])[0]
-        title = lead_briefing_title(lead_labels([locked])[0])
+        language = locked.language if locked.language in LANGUAGES else "ru"
         project = project_create(
-            title=title, client_name=locked.client_name, client_contact=contact,
-            language=locked.language if locked.language in LANGUAGES else "ru", producer=user,
+            title=lead_briefing_title(locked, language=language), client_name=locked.client_name,
+            client_contact=contact, language=language, producer=producer or user,
             known_source="lead",
+            known_findings=lead_briefing_findings(locked, today=timezone.localdate()),
         )  # fmt: skip
         locked.project = project
         locked.status = Lead.Status.BRIEFING

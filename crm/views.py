@@ -14,11 +14,13 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 from pydantic import BaseModel, ValidationError
 
+from briefing.forms import producer_choices
 from config.http import HtmxHttpRequest
 from core.errors import ApplicationError
 from core.input import text_problem
@@ -69,6 +71,7 @@ PATTERN_ERRORS = {
 FORM_TEXT_FIELDS = [name for name, _ in CARD_FIELDS if name != "needs_call_back"]
 _LIST_SEPARATORS = re.compile(r"[,;\n]+")
 _DAYS = re.compile(r"[0-9]{1,5}")
+_ID = re.compile(r"[0-9]{1,18}")
 _DIGIT_SPACES = re.compile(r"[\s\u00a0\u202f_]")
 
 
@@ -229,7 +232,20 @@ def _message_view(message: InboundMessage) -> MessageView:
     )
 
 
-def _lead_context(lead: Lead, *, error: str = "") -> dict[str, Any]:
+def _producer_label(user: Any) -> str:
+    return user.get_full_name() or user.get_username()
+
+
+def _producers(user: Any) -> list[tuple[int, str]]:
+    """Whom the user may give a lead's briefing to, by full name (the username only for a
+    person without one), the user among them."""
+    people = producer_choices(user).order_by("first_name", "last_name", "username")
+    return [(person.pk, _producer_label(person)) for person in people]
+
+
+def _lead_context(
+    lead: Lead, *, user: Any, error: str = "", producer: int | None = None
+) -> dict[str, Any]:
     lead_labels([lead])
     messages = list(InboundMessage.objects.filter(lead=lead).order_by("received_at", "id"))
     return {
@@ -239,6 +255,8 @@ def _lead_context(lead: Lead, *, error: str = "") -> dict[str, Any]:
         "inbounds": [_message_view(m) for m in messages],
         "first_message_at": messages[0].received_at if messages else lead.created_at,
         "error": error,
+        "producers": _producers(user) if not lead.project_id else [],
+        "producer_selected": producer or user.pk,
     }
 
 
@@ -250,21 +268,39 @@ def lead_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     of it, oldest first. For htmx only the briefing part (the start button or its link)."""
     lead = _get_lead_for_user(request, pk)
     template = f"{LEAD_TEMPLATE}#briefing" if request.htmx else LEAD_TEMPLATE
-    return render(request, template, _lead_context(lead))
+    return render(request, template, _lead_context(lead, user=request.user))
+
+
+def _chosen_producer(user: Any, chosen: str) -> Any:
+    """The producer the form names (one the user may give a briefing to); the user themself
+    when it names none."""
+    if not chosen:
+        return user
+    producer = (
+        producer_choices(user).filter(pk=int(chosen)).first() if _ID.fullmatch(chosen) else None
+    )
+    if producer is None:
+        raise ApplicationError(_("Choose a producer from the list."))
+    return producer
 
 
 @login_required
 @permission_required(CHANGE_LEADS, raise_exception=True)
 @require_POST
 def lead_start_briefing(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """Start the lead's briefing (once: a second click gets the same one) and go to it."""
+    """Start the lead's briefing (once: a second click gets the same one) with the producer
+    chosen (`producer`, a user id; the manager themself when none is sent) and go to it."""
     lead = _get_lead_for_user(request, pk)
+    chosen = request.POST.get("producer", "").strip()
     try:
-        project = services.lead_start_briefing(lead=lead, user=request.user)
+        producer = _chosen_producer(request.user, chosen)
+        project = services.lead_start_briefing(lead=lead, user=request.user, producer=producer)
     except ApplicationError as error:
         lead.refresh_from_db()
         template = f"{LEAD_TEMPLATE}#briefing" if request.htmx else LEAD_TEMPLATE
-        return render(request, template, _lead_context(lead, error=error.message), status=400)
+        selected = int(chosen) if _ID.fullmatch(chosen) else None
+        context = _lead_context(lead, user=request.user, error=error.message, producer=selected)
+        return render(request, template, context, status=400)
     url = reverse("project_detail", args=[project.pk])
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 

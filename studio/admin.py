@@ -1,10 +1,11 @@
-"""The studio's data in the admin: rate card, portfolio, production calendar (edited here);
-client memory, whose snapshots are corrected here through studio.memory and whose lines are
-rebuilt from them (shown only)."""
+"""The studio's data in the admin: rate card, portfolio, production calendar (edited here as
+on the back office's pages, through the same services, so each change is in the audit trail);
+the audit trail itself (shown only); client memory, whose snapshots are corrected here through
+studio.memory and whose lines are rebuilt from them (shown only)."""
 
 from django.contrib import admin
 
-from core.admin_mixins import NoEditMixin
+from core.admin_mixins import NoEditMixin, ReadOnlyMixin
 from studio.memory import snapshot_correct
 from studio.models import (
     CalendarPeriod,
@@ -12,29 +13,63 @@ from studio.models import (
     MemoryItem,
     PortfolioItem,
     RateCardItem,
+    StudioChange,
 )
+from studio.services import studio_item_create, studio_item_delete, studio_item_update
+
+
+class AuditedStudioAdmin(admin.ModelAdmin):
+    """Saves and deletes go through studio.services: validated, and recorded with who did it."""
+
+    def save_model(self, request, obj, form, change):
+        values = {
+            field.name: getattr(obj, field.name)
+            for field in obj._meta.concrete_fields
+            if field.editable and not field.primary_key
+        }
+        if change:
+            studio_item_update(item=obj, values=values, user=request.user)
+        else:
+            created = studio_item_create(model=type(obj), values=values, user=request.user)
+            obj.pk = created.pk
+
+    def delete_model(self, request, obj):
+        studio_item_delete(item=obj, user=request.user)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:
+            studio_item_delete(item=obj, user=request.user)
 
 
 @admin.register(RateCardItem)
-class RateCardItemAdmin(admin.ModelAdmin):
+class RateCardItemAdmin(AuditedStudioAdmin):
     list_display = ["title", "kind", "unit", "price_min", "price_max", "currency", "active"]
     list_filter = ["kind", "currency", "active"]
     search_fields = ["code", "title", "keywords", "price_factors"]
 
 
 @admin.register(PortfolioItem)
-class PortfolioItemAdmin(admin.ModelAdmin):
+class PortfolioItemAdmin(AuditedStudioAdmin):
     list_display = ["title", "client", "kind", "year", "may_be_shown"]
     list_filter = ["kind", "year", "may_be_shown"]
     search_fields = ["title", "client", "description"]
 
 
 @admin.register(CalendarPeriod)
-class CalendarPeriodAdmin(admin.ModelAdmin):
+class CalendarPeriodAdmin(AuditedStudioAdmin):
     list_display = ["starts_on", "ends_on", "status", "note", "source"]
     list_filter = ["status", "source"]
     search_fields = ["note", "external_id"]
     date_hierarchy = "starts_on"
+
+
+@admin.register(StudioChange)
+class StudioChangeAdmin(ReadOnlyMixin, admin.ModelAdmin):
+    """The audit trail of the studio's data: written by its services, never edited."""
+
+    list_display = ["at", "user", "kind", "section", "item_label"]
+    list_filter = ["kind", "section"]
+    search_fields = ["item_label"]
 
 
 @admin.register(ClientSnapshot)

@@ -1,9 +1,11 @@
 """The studio's rate card, portfolio and production calendar: the data its agents answer
-price, similar-work and deadline questions from (studio.tools), edited in the admin and
-pushed by the planning tools through the API."""
+price, similar-work and deadline questions from (studio.tools), edited on the back office
+(studio.views, each change in the audit trail below) and pushed by the planning tools through
+the API."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
@@ -138,3 +140,38 @@ class MemoryItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key}: {self.text[:60]}"
+
+
+class StudioChange(models.Model):
+    """The audit trail of the studio's data: who created, changed or deleted a service of the
+    rate card, a work of the portfolio or a calendar period on the back office, when, and
+    each field's old and new value. Written by studio.services only, never edited."""
+
+    class Kind(models.TextChoices):
+        CREATED = "created", _("created")
+        CHANGED = "changed", _("changed")
+        DELETED = "deleted", _("deleted")
+
+    class Section(models.TextChoices):
+        RATE_CARD = "rate_card", _("rate card")
+        PORTFOLIO = "portfolio", _("portfolio")
+        CALENDAR = "calendar", _("production calendar")
+
+    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    section = models.CharField(max_length=12, choices=Section.choices)
+    # The row's id and name, kept after the row is deleted.
+    item_id = models.BigIntegerField()
+    item_label = models.CharField(max_length=300)
+    # Field → {"old": …, "new": …}; a creation has only "new", a deletion only "old".
+    changes = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["section", "item_id"], name="studio_change_item")]
+
+    def __str__(self) -> str:
+        return f"{self.section} {self.item_id}: {self.kind}"

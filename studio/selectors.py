@@ -1,4 +1,5 @@
-"""Reads of the studio's data for the pages: what memory holds for a briefing's client."""
+"""Reads of the studio's data for the pages: what memory holds for a briefing's client, and
+the audit trail of the back office's edits."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import QuerySet
+
 from studio.memory import EDITABLE_FACTS, FACT_FIELDS, ClientFacts, client_keys, fact_values
-from studio.models import ClientSnapshot
+from studio.models import ClientSnapshot, StudioChange
 
 
 @dataclass(frozen=True)
@@ -41,3 +44,11 @@ def client_memory(profile: Mapping[str, Mapping[str, Any]]) -> ClientMemory | No
         for value in fact_values(facts, field)
     ]
     return ClientMemory(snapshot.key, lines, snapshot.corrected, snapshot.rebuilt_at)
+
+
+def studio_changes(*, sections: list[str], item_id: int | None = None) -> QuerySet[StudioChange]:
+    """The audit trail of these sections (of one row of them with `item_id`), newest first."""
+    changes = StudioChange.objects.filter(section__in=sections).select_related("user")
+    if item_id is not None:
+        changes = changes.filter(item_id=item_id)
+    return changes.order_by("-at", "-id")

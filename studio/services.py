@@ -1,15 +1,17 @@
-"""Writes to the studio's data: the sample set for a new installation, and the calendar
-periods the planning tools push."""
+"""Writes to the studio's data: the sample set for a new installation, the calendar periods
+the planning tools push, and a person's edits on the back office (each one recorded in the
+audit trail, StudioChange, with who, when and every field's old and new value)."""
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping
 from typing import Any
 
-from django.db import transaction
+from django.db import models, transaction
 
-from core.errors import ApplicationError
-from studio.models import CalendarPeriod, PortfolioItem, RateCardItem
+from core.errors import ApplicationError, ErrorCode
+from studio.models import CalendarPeriod, PortfolioItem, RateCardItem, StudioChange
 
 # The sample rate card (RUB): code → fields. Keywords are stems a client uses in ru/uk/en.
 DEMO_RATE_CARD: dict[str, dict[str, Any]] = {
@@ -153,3 +155,117 @@ def calendar_period_upsert(
 def calendar_period_delete(*, source: str, external_id: str) -> bool:
     deleted, _ = CalendarPeriod.objects.filter(source=source, external_id=external_id).delete()
     return bool(deleted)
+
+
+# --- a person's edits on the back office -------------------------------------------------------
+
+# Which part of the studio's data each editable model is (the audit trail's section).
+SECTIONS: dict[type[models.Model], str] = {
+    RateCardItem: StudioChange.Section.RATE_CARD,
+    PortfolioItem: StudioChange.Section.PORTFOLIO,
+    CalendarPeriod: StudioChange.Section.CALENDAR,
+}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    return value
+
+
+def _values(item: models.Model) -> dict[str, Any]:
+    """The row's values a person can change (not its id, not an automatic time)."""
+    return {
+        field.name: _jsonable(field.value_from_object(item))
+        for field in item._meta.concrete_fields
+        if field.editable and not field.primary_key
+    }
+
+
+def _section(model: type[models.Model]) -> str:
+    if model not in SECTIONS:
+        raise ApplicationError(f"{model.__name__} is not edited on the studio's pages")
+    return SECTIONS[model]
+
+
+def _assign(item: models.Model, values: Mapping[str, Any]) -> None:
+    editable = set(_values(item))
+    unknown = sorted(set(values) - editable)
+    if unknown:
+        raise ApplicationError(f"no such field: {', '.join(unknown)}")
+    for name, value in values.items():
+        setattr(item, name, value)
+
+
+def item_label(item: models.Model) -> str:
+    """How a row is named in messages and the audit trail, in no language of its own (a
+    period's status is a code: its dates name it)."""
+    if isinstance(item, CalendarPeriod):
+        return f"{item.starts_on.isoformat()} – {item.ends_on.isoformat()}"
+    return str(item)
+
+
+def _record(
+    *, item: models.Model, kind: str, user: Any, changes: dict[str, dict[str, Any]]
+) -> StudioChange:
+    return StudioChange.objects.create(
+        user=user if getattr(user, "pk", None) else None, kind=kind,
+        section=_section(type(item)), item_id=item.pk, item_label=item_label(item)[:300],
+        changes=changes,
+    )  # fmt: skip
+
+
+@transaction.atomic
+def studio_item_create(
+    *, model: type[models.Model], values: Mapping[str, Any], user: Any
+) -> models.Model:
+    """A new rate card service, portfolio work or calendar period, validated and recorded."""
+    _section(model)
+    item = model()
+    _assign(item, values)
+    item.full_clean()
+    item.save()
+    new = _values(item)
+    changes = {name: {"new": value} for name, value in new.items() if value not in ("", None, [])}
+    _record(item=item, kind=StudioChange.Kind.CREATED, user=user, changes=changes)
+    return item
+
+
+@transaction.atomic
+def studio_item_update(
+    *, item: models.Model, values: Mapping[str, Any], user: Any
+) -> StudioChange | None:
+    """Change a row of the studio's data: validated, and recorded with each changed field's
+    old and new value (the old ones read under the row's lock, so two people saving at once
+    are recorded in order). None when nothing changed: nothing is recorded."""
+    model = type(item)
+    _section(model)
+    locked = model.objects.select_for_update().filter(pk=item.pk).first()
+    if locked is None:
+        raise ApplicationError("it was deleted meanwhile", code=ErrorCode.NOT_FOUND)
+    old = _values(locked)
+    _assign(locked, values)
+    locked.full_clean()
+    new = _values(locked)
+    changes = {
+        name: {"old": old[name], "new": value} for name, value in new.items() if old[name] != value
+    }
+    if not changes:
+        return None
+    locked.save()
+    return _record(item=locked, kind=StudioChange.Kind.CHANGED, user=user, changes=changes)
+
+
+@transaction.atomic
+def studio_item_delete(*, item: models.Model, user: Any) -> StudioChange:
+    """Delete a row of the studio's data, keeping its values in the audit trail."""
+    model = type(item)
+    _section(model)
+    locked = model.objects.select_for_update().filter(pk=item.pk).first()
+    if locked is None:
+        raise ApplicationError("it was deleted meanwhile", code=ErrorCode.NOT_FOUND)
+    old = _values(locked)
+    kept = {name: {"old": value} for name, value in old.items() if value not in ("", None, [])}
+    change = _record(item=locked, kind=StudioChange.Kind.DELETED, user=user, changes=kept)
+    locked.delete()
+    return change

@@ -17,6 +17,9 @@ from django.utils import timezone
 from api.models import ApiToken, TokenProject
 from briefing.models import (
     BriefingEvent,
+    BriefingNote,
+    CannedReply,
+    CannedReplyChange,
     LockedEntity,
     Project,
     RevokedClientLink,
@@ -47,7 +50,14 @@ from dlq.models import (
 )
 from dlq.services import dead_letter_create, llm_check_run
 from llmkit.parse import FieldError
-from studio.models import CalendarPeriod, ClientSnapshot, MemoryItem, PortfolioItem, RateCardItem
+from studio.models import (
+    CalendarPeriod,
+    ClientSnapshot,
+    MemoryItem,
+    PortfolioItem,
+    RateCardItem,
+    StudioChange,
+)
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookSubscription
 
 pytestmark = pytest.mark.django_db
@@ -63,7 +73,8 @@ AUDITED = {
     CallLatency,
     Lead, LeadContact, InboundMessage, MailboxPoll, MailboxAttempt,
     WebhookDelivery, WebhookAttempt,
-    MemoryItem,
+    MemoryItem, StudioChange,
+    BriefingNote, CannedReply, CannedReplyChange,
 }  # fmt: skip
 # Configuration an administrator sets up here (a client snapshot's correction goes through
 # studio.memory.snapshot_correct from its admin).

@@ -18,13 +18,14 @@ from api.models import ApiToken
 from briefing.completion import project_complete_if_done
 from briefing.models import (
     BriefingEvent,
+    BriefingNote,
     LockedEntity,
     Project,
     RevokedClientLink,
     StageRun,
     Turn,
 )
-from briefing.services import field_correct, project_create, turn_receive
+from briefing.services import field_correct, note_add, project_create, turn_receive
 from dlq.models import DeadLetter, DeadLetterAction, StructuredCall
 from dlq.services import dead_letter_create
 from llmkit.parse import FieldError
@@ -146,6 +147,7 @@ def _everything_of(project: Project) -> str:
         *Turn.objects.filter(project=project).values(),
         *BriefingEvent.objects.filter(project=project).values(),
         *LockedEntity.objects.filter(project=project).values(),
+        *BriefingNote.objects.filter(project=project).values(),
         *StructuredCall.objects.filter(session=f"briefing:{project.pk}").values(),
     ]
     return json.dumps(rows, ensure_ascii=False, default=str)
@@ -157,6 +159,7 @@ def test_forgetting_a_client_erases_the_turns_events_locks_and_calls(
     project.client_name = "Анна"
     project.save()
     LockedEntity.objects.create(project=project, key="clientName", value="Анна", source="client")
+    note_add(project=project, text="Анна просила перезвонить на 916 123-45-67", user=producer)
     turns, events = project.turns.count(), project.events.count()
     before = _everything_of(project)
     assert all(text in before for text in PERSONAL)

@@ -1,10 +1,11 @@
-"""A briefing started from a lead gets a short title (what and for whom), never the lead's
-whole summary sentence."""
+"""A briefing started from a lead gets a title its client may read: short, in the client's
+language, never the lead's summary sentence nor the catalogue's (English) product label."""
 
 from __future__ import annotations
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from crm.models import InboundMessage, Lead
 from crm.services import lead_briefing_title, lead_start_briefing
@@ -27,29 +28,29 @@ def make_lead(**fields) -> Lead:
     return Lead.objects.create(**fields)
 
 
-def titled(lead: Lead, product_label: str = "") -> str:
-    lead.product_label = product_label
-    return lead_briefing_title(lead)
+def in_language(language: str, text: str, **values) -> str:
+    with translation.override(language):
+        return gettext(text) % values if values else gettext(text)
 
 
-def test_the_title_is_the_product_and_the_client():
-    lead = make_lead(client_name="Иван", summary=SENTENCE)
-    assert titled(lead, "Video production") == "Video production — Иван"
-    assert titled(lead) == "Иван"
-    assert titled(make_lead(summary=SENTENCE), "Video production") == "Video production"
+def test_the_title_names_the_client_in_their_language():
+    lead = make_lead(client_name="  Иван   Петров ", summary=SENTENCE, product_class="video")
+    for language in ("ru", "uk", "en"):
+        expected = in_language(language, "Project brief — %(name)s", name="Иван Петров")
+        assert lead_briefing_title(lead, language=language) == expected
+    assert lead_briefing_title(make_lead(), language="ru") == in_language("ru", "Project brief")
 
 
-def test_without_product_or_name_the_summary_is_cut_at_a_word():
-    title = titled(make_lead(summary=SENTENCE))
-    assert title == "Клиент хочет снять рекламный ролик для новой линейки кофе к…"
-    assert len(title) <= 61
-    assert titled(make_lead(summary="Нужен ролик")) == "Нужен ролик"
-    lead = make_lead()
-    assert titled(lead) == f"Lead {lead.pk}"
+def test_the_title_holds_neither_the_summary_nor_the_product_label():
+    lead = make_lead(summary=SENTENCE, product_class="event_filming")
+    title = lead_briefing_title(lead, language="ru")
+    assert "Клиент хочет" not in title
+    assert "Event filming" not in title
+    assert len(lead_briefing_title(make_lead(client_name="Я" * 500), language="ru")) <= 200
 
 
-def test_starting_a_briefing_uses_the_short_title(manager):
-    lead = make_lead(client_name="Анна", summary=SENTENCE, product_class="video")
+def test_starting_a_briefing_uses_the_client_facing_title(manager):
+    lead = make_lead(client_name="Анна", summary=SENTENCE, product_class="video", language="uk")
     project = lead_start_briefing(lead=lead, user=manager)
-    assert project.title.endswith(" — Анна")
+    assert project.title == in_language("uk", "Project brief — %(name)s", name="Анна")
     assert SENTENCE not in project.title

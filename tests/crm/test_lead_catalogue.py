@@ -18,7 +18,7 @@ from crm.card import lead_card_model, lead_prompt
 from crm.catalogue import builtin_catalogue
 from crm.models import InboundMessage, Lead, LeadIntent, LeadProduct, LeadType
 from crm.selectors import lead_catalogue
-from crm.services import lead_start_briefing, lead_type_touch
+from crm.services import lead_briefing_title, lead_start_briefing, lead_type_touch
 from dlq.models import DeadLetter
 from llmkit.parse import parse
 
@@ -229,10 +229,13 @@ def test_a_models_dealer_answer_for_a_studio_lead_is_a_dead_letter(receive, scri
     assert "- quote_request:" in system
 
 
-def test_a_briefing_from_a_studio_lead_is_titled_by_its_product(receive, manager):
+def test_a_briefing_from_a_studio_lead_is_not_titled_by_its_product_label(receive, manager):
+    # The client reads the title on their page: the catalogue's English label is the back
+    # office's word (issue 27); tests/crm/test_lead_briefing_title.py has the title's rules.
     lead = receive(MAILS["ru", "request"][0]).lead
     project = lead_start_briefing(lead=lead, user=manager)
-    assert project.title == "Video production"
+    assert project.title == lead_briefing_title(lead, language="ru")
+    assert "Video production" not in project.title
 
 
 # --- the back office -------------------------------------------------------------------------
