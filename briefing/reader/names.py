@@ -159,7 +159,8 @@ def lowercase_name_at(text: str, position: int, language: str) -> tuple[str, int
 # A lowercase intro: an explicit cue ("меня зовут", "my name is"), then a first name the
 # dictionary knows (pymorphy3's Name) and perhaps a surname.
 _INTRO_LOWER = re.compile(
-    r"(?<![\w])(?:меня\s+зовут|мо[её]\s+имя|мене\s+звати|моє\s+ім['’]я|my\s+name\s+is|"
+    r"(?<![\w])(?:меня\s+зовут|мо[её]\s+имя|мене\s+зв[уа]ти|мене\s+звуть|мене\s+звать|"
+    r"моє\s+ім['’]я|my\s+name\s+is|"
     r"i\s+am|i['’]m|це|это|я)\s+(?P<first>[a-zа-яёіїєґ'’-]+)(?:\s+(?P<last>[a-zа-яёіїєґ'’-]+))?"
 )
 
@@ -182,9 +183,16 @@ def _lowercase_pair(text: str, language: str) -> tuple[str, int, int] | None:
 
 
 def _lowercase_intro(text: str, language: str) -> tuple[str, int, int] | None:
-    match = _INTRO_LOWER.search(text)
-    if match is None:
-        return None
+    """The first cue followed by a name ("это расшифровка голосового … меня зовут алексей
+    третьяков": the first "это" introduces no one)."""
+    for match in _INTRO_LOWER.finditer(text):
+        found = _lowercase_intro_at(match, language)
+        if found is not None:
+            return found
+    return None
+
+
+def _lowercase_intro_at(match: re.Match[str], language: str) -> tuple[str, int, int] | None:
     first, last = match.group("first"), match.group("last")
 
     def tagged(word: str | None, wanted: set[str]) -> bool:
@@ -223,10 +231,11 @@ _ORG_NOUNS = re.compile(
     r"эко-отел|еко-готел|заклад|барбершоп|парикмахерск|перукарн|пиццери|піцери|кондитерск|"
     r"ателье|ательє|аптек|банк|піцері|автосервис|автосервіс|шиномонтаж|автомойк|автомийк|химчистк|"
     r"хімчистк|питомник|розплідник|гостиниц|хостел|обжарщик|обсмажувальн|пивовар|винодельн|ферм|"
-    r"пасік|пасек|пасеч|"
+    r"пасік|пасек|пасеч|организаци|організаці|объединени|об['’]єднанн|ассоциаци|асоціаці|союз|"
+    r"кооператив|холдинг|корпораци|корпораці|сообществ|спільнот|"
     r"(?:company|studio|agency|school|restaurant|bakery|hotel|firm|brand|band|team|shop|"
     r"store|clinic|chain|trust|charity|roastery|roasters|brewery|bar|cafe|salon|barbershop|"
-    r"farm|winery|gym)$)",
+    r"farm|winery|gym|organi[sz]ation|association|union|cooperative|community)$)",
     re.IGNORECASE,
 )
 _PRODUCT_NOUNS = re.compile(
@@ -318,6 +327,37 @@ def _clause_words_before(c: Collector, position: int) -> list[str]:
     head = c.text[start:position]
     closed = max(head.rfind("»"), head.rfind("”"))
     return re.findall(r"[\w'’-]+", head[closed + 1 :])
+
+
+def _verbs_dropped(name: str, start: int, language: str) -> tuple[str, int]:
+    """A name without the verb a formal letter opens with ("Обращается Павел Кожевников",
+    "Пише Дмитро Савицький"), and where it now starts."""
+    words = name.split()
+    while len(words) > 1 and _cyrillic(words[0]) and _grammemes(words[0], language, 1) & {
+        "VERB", "INFN", "PRTS", "GRND"
+    }:  # fmt: skip
+        start += name.index(words[1], len(words[0]))
+        name = name[name.index(words[1], len(words[0])) :]
+        words = name.split()
+    return name, start
+
+
+def _thing_before(words: list[str], language: str) -> bool:
+    """Whether the nearest noun among the (up to three) Cyrillic words before a quoted name
+    is a common noun for a thing (pymorphy3: inanimate, not a name, a place or an
+    organisation), adjectives skipped: "краске", "котёл новый"."""
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+    for word in reversed(words):
+        if not _cyrillic(word):
+            return False
+        tag = morph.parse(word)[0].tag
+        if tag.POS in ("ADJF", "ADJS", "PRTF"):
+            continue
+        if tag.POS != "NOUN":
+            return False
+        grammemes = set(tag.grammemes)
+        return "inan" in grammemes and not grammemes & {"Name", "Surn", "Patr", "Geox", "Orgn"}
+    return False
 
 
 def _noun_kind(words: Iterable[str]) -> str | None:
@@ -421,13 +461,21 @@ def read_names(c: Collector) -> None:
             if span.type == "PER" and (len(span.text.split()) >= 2 or "clientName" in c.asked):
                 candidates.append((span.text, span.start, span.end, 0.75, None))
     for name, start, end, confidence, kind in candidates:
-        if c.overlaps(start, end):
+        name, start = _verbs_dropped(name, start, c.language)
+        if not name or c.overlaps(start, end):
             continue
         if kind != CORRECTION and any(f.field == "clientName" for f in c.findings):
             continue
         c.add("clientName", name_nominative(name, c.language), start, end, confidence, kind)
         c.taken.append((start, end))
-    if not any(f.field == "clientName" for f in c.findings) and "clientName" in c.asked:
+    guessable = not re.search(r"\d", text) and not any(s.correction for s in c.sentences)
+    if (
+        not any(f.field == "clientName" for f in c.findings)
+        and "clientName" in c.asked
+        and guessable
+    ):
+        # A reply with a number or a correction in it answers something else ("Wait, no — by
+        # the 10th", "Котёл новый — «Байкал 24 Турбо»"), however its first words look.
         value = _direct_name(text, c.language)
         if value:
             start = max(text.find(value), 0)
@@ -524,6 +572,10 @@ def read_companies_and_products(c: Collector) -> None:
             kind = "product"
         if kind is None and _noun_kind(_clause_words_before(c, match.start())) == "product":
             # "продукт у нас — протеиновые батончики «Номад Бар»": the noun further back
+            kind = "product"
+        if kind is None and _thing_before(before, c.language):
+            # "новой фасадной краске «ФасадПро Арктика»", "Котёл новый — «Байкал 24 Турбо»":
+            # a quoted name after a noun for a thing names that thing, not the company
             kind = "product"
         if kind is None:
             if "productName" in c.asked:

@@ -474,3 +474,24 @@ def test_a_name_is_read_wherever_a_person_writes_it_and_nothing_else_is(
     text, language, asked, name
 ):
     assert value(read(text, language, asked=asked), "clientName") == name
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "name"),
+    [
+        ("здравствуйте это расшифровка голосового так что простите если криво меня зовут алексей "
+         "третьяков я из спортивного клуба", "ru", "Алексей Третьяков"),
+        ("алло це голосове добрий день мене звать тарас гуменюк фірма сонцедах з вінниці", "uk",
+         "Тарас Гуменюк"),
+    ],
+)  # fmt: skip
+def test_a_lowercase_name_follows_the_cue_that_introduces_someone(text, language, name):
+    # the first cue ("это", "це") introduces the message, not a person
+    assert value(read(text, language), "clientName") == name
+
+
+def test_a_currency_named_on_its_own_fills_the_currency_only_while_it_is_empty():
+    reading = read("Oh, and the sixty is US dollars, obviously.", "en")
+    assert value(reading, "currency") == "USD"
+    assert reading.get("currency").confidence < 0.85  # never replaces a currency already read
+    assert value(read("Цены у конкурентов в рублях и долларах", "ru"), "currency") is None
