@@ -17,7 +17,10 @@ _UP = "A-ZА-ЯЁІЇЄҐ"
 _LOW = "a-zа-яёіїєґ'’"
 # "Анна", "Римский-Корсаков", "MacLeod", "O'Sullivan"
 _NAME_WORD = rf"[{_UP}](?:['’][{_UP}])?[{_LOW}]+(?:[{_UP}][{_LOW}]+)?(?:-[{_UP}][{_LOW}]+)?"
-_NAME = rf"{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}}"
+# The particles of Dutch, German, Spanish, Arabic… surnames: "Sanne de Vries", "Ludwig van
+# der Berg", "María de la Cruz".
+_PARTICLE = r"(?:de|van|der|den|von|da|di|du|del|della|dos|das|le|la|ten|ter|bin|ibn|al|el)"
+_NAME = rf"{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+){{0,2}}{_NAME_WORD}){{0,2}}"
 _INTRO = re.compile(
     r"(?i:(?<![\w])(?:меня\s+зовут|мо[её]\s+имя|мене\s+звати|моє\s+ім['’]я|my\s+name\s+is|"
     r"(?:i\s+am|i['’]?m|this\s+is|it['’]s)|это|я|це)\s*[,:—–-]?\s+)"
@@ -60,6 +63,8 @@ def _person_like(name: str, language: str) -> bool:
     words = name.split()
     if not words or words[0].lower() in _NOT_NAMES:
         return False
+    if re.fullmatch(rf"{_ROLE_WORD}[\w’'-]*", words[0], re.IGNORECASE):
+        return False  # "I'm Head of Communications", "Founder & CEO": a role, not a name
     if not _cyrillic(name):
         return True
     morph = nlp.morph("uk" if language == "uk" else "ru")
@@ -294,6 +299,13 @@ _NOUN_THEN_NAME = re.compile(
 )
 
 
+# The thing a client launches or names in apposition: "We're launching the Hallam Chef 8",
+# "our robot mower, the Maaier X2", "Our big fundraiser, the Whisker Ball, is on …".
+_LAUNCHED = re.compile(
+    r"(?:\b(?:launch(?:ing|es)?|introduc(?:ing|es?)|releas(?:ing|es?)|unveil(?:ing|s)?)\s+"
+    r"(?:the\s+|our\s+)?(?:new\s+)?|\b(?:[Oo]ur|[Mm]y)\s+(?:[a-z-]+\s+){0,3}[a-z-]+,\s+the\s+)"
+    rf"(?P<name>[A-Z][\w&'’+-]*(?:\s+{_TITLE_WORD}){{0,3}})"
+)
 # "меня называют Дима", "I'm called Jake": a person, not a product; "мы называемся …",
 # "we're called …": the company.
 _WHO_CALLED = r"(?:\w+\s+)?(?:is\s+)?(?:called|named|называ\w*|назива\w*)\s*$"
@@ -632,6 +644,13 @@ def read_companies_and_products(c: Collector) -> None:
             continue
         c.taken.append((start, end))
     if not any(f.field == "productName" for f in c.findings):
+        for match in _LAUNCHED.finditer(text):
+            start, end = match.span("name")
+            if not c.overlaps(start, end):
+                c.add("productName", match.group("name"), start, end, 0.75)
+                c.taken.append((start, end))
+                break
+    if not any(f.field == "productName" for f in c.findings):
         for match in _NOUN_THEN_NAME.finditer(text):  # "our app NovaPay", "морс Северный"
             if _PRODUCT_NOUNS.match(match.group("noun")) and not c.overlaps(
                 match.start("name"), match.end("name")
@@ -693,6 +712,10 @@ def read_companies_and_products(c: Collector) -> None:
                 break
 
 
+# A reply that opens with a subject pronoun is a sentence about something, never a name.
+_CLAUSE_OPENING = r"(?:we|i|you|they|it|he|she|мы|я|вы|они|ми|ви|вони)(?:['’](?:d|re|ll|m|s|ve)|\s)"
+
+
 def read_product_answer(c: Collector) -> None:
     """A direct answer to the product question: the name, not the sentence around it."""
     if "productName" not in c.asked or any(f.field == "productName" for f in c.findings):
@@ -707,6 +730,8 @@ def read_product_answer(c: Collector) -> None:
     if quoted:  # "Сам клуб, «Пульс»": the name after the separator
         c.add("productName", quoted.group(1), quoted.start(1), quoted.end(1), 0.65, ANSWER)
         return
+    if re.match(_CLAUSE_OPENING, value, re.IGNORECASE):
+        return  # "We'd like a Yorkshire accent", "Мы хотим…": a sentence, not a name
     if len(value.split()) <= 6 and not re.search(r"[.!?]\s", value):
         start = max(c.text.find(value), 0)
         c.add("productName", value, start, start + len(value), 0.65, ANSWER)
