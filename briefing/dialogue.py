@@ -33,6 +33,9 @@ READER_FIELDS = frozenset(
     {"clientName", "company", "contact", "productName", "budget", "currency", "deadline"}
 )
 
+# Facts the read-back's free-text answer never holds: a reply stating one puts that right.
+FACT_FIELDS = frozenset({"contact", "budget", "currency", "deadline"})
+
 # Related fields asked in one question, as a producer would (fields → question by language);
 # the reply's labelled parts fill each ("Цель — …", "Audience is …"), the rest the first.
 QUESTION_GROUPS: dict[tuple[str, ...], Mapping[str, str]] = {
@@ -197,6 +200,11 @@ def _direct_answer(spec: StageSpec, name: str, text: str, reading: Any, language
     rest = reading.answer_text
     reader = spec.readers.get(name)
     if not rest or reader is None:
+        return None
+    if not spec.required and any(f.field in FACT_FIELDS for f in reading.findings):
+        # "Бюджет 6 000 евро. Платим через белградский офис" to the read-back's "any
+        # references?": a budget, a date or a contact put right, not a wish (names do occur
+        # in references: "the old Apple «Think Different» ad"; and an idea may name a date)
         return None
     value = reader(rest, language)
     return None if is_chatter(value) else value

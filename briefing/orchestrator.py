@@ -222,13 +222,15 @@ def _level1_answered(work: TurnWork, language: str) -> bool:
 
 
 def _client_finishing(work: TurnWork, stage: StageRun) -> bool:
-    """The client answers a question about a field with a confirmation or a closing ("Всё
-    верно", "подтверждаю, больше нечего добавить", "👍"): they believe the brief is done, so
+    """The client answers a question about a field with a closing ("Всё верно",
+    "подтверждаю, больше нечего добавить"): they believe the brief is done, so
     the read-back comes now (a producer would sum up, not ask on). Only for a question about
     a required field of a stage before the last, which has the read-back."""
     reading, last = work.reading, work.stages[-1]
     if reading is None or not reading.confirms or reading.findings:
         return False
+    if not is_closing(work.turn.text):
+        return False  # "ок", "👍", "да": go on, not "that is all" ("всё верно", "больше ничего")
     if stage is last or work.spec(last).required:
         return False
     if stage.status != StageRun.Status.OPEN:

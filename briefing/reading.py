@@ -176,6 +176,8 @@ def reading_apply(
             continue
         stage.dialogue = with_read(stage.dialogue, field_name, value, finding.confidence)
         filled.add(stage.key)
+    for stage in _word_fix_apply(reading, targets, event):
+        filled.add(stage.key)
     day_fixed = _day_fix_apply(reading, targets, event)
     if day_fixed is not None:
         filled.add(day_fixed.key)
@@ -188,6 +190,42 @@ def reading_apply(
         elif spec.required and not spec.missing(stage.fields):
             close(stage)
     return proposals
+
+
+# The fields one corrected word may belong to.
+WORD_FIXED_FIELDS = ("clientName", "company", "productName")
+
+
+def _word_fix_apply(
+    reading: Reading, targets: Mapping[str, tuple[StageRun, str]], event: Callable[..., None]
+) -> list[StageRun]:
+    """ "ой не мартынюк а мартынова" after "ольга мартынюк": the name, company or product
+    holding the word corrected away gets the word that stands, written with the old word's
+    capital. Nothing changes when no value holds it (the correction was of something else).
+    The stages changed."""
+    if reading.word_fix is None:
+        return []
+    wrong, right = reading.word_fix
+    changed = []
+    for name in WORD_FIXED_FIELDS:
+        if name not in targets:
+            continue
+        stage, field_name = targets[name]
+        current = stage.fields.get(field_name)
+        if not isinstance(current, str) or field_name in stage.producer_fields:
+            continue
+        words = current.split()
+        hits = [i for i, word in enumerate(words) if word.casefold() == wrong.casefold()]
+        if not hits:
+            continue
+        for i in hits:
+            words[i] = right[:1].upper() + right[1:] if words[i][:1].isupper() else right
+        fixed = " ".join(words)
+        stage.fields = {**stage.fields, field_name: fixed}
+        event(Kind.FIELD_CORRECTED_BY_CLIENT, stage.key, field=field_name, old=current,
+              new=fixed, evidence=reading.text[:200], statement=CORRECTION)  # fmt: skip
+        changed.append(stage)
+    return changed
 
 
 def _day_fix_apply(

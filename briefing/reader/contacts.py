@@ -11,6 +11,8 @@ import re
 from difflib import SequenceMatcher
 from typing import NamedTuple
 
+import phonenumbers
+
 from llmkit.extract import find_emails, find_phones
 
 PHONE_REGIONS = {"uk": ("UA", "RU"), "en": ("US", "GB", "RU", "UA")}
@@ -44,15 +46,32 @@ class Contact(NamedTuple):
     end: int
 
 
+# Country-code domains used as generic ones ("studio.io", "brand.tv"): they name no country.
+_GENERIC_CCTLDS = frozenset({"ai", "cc", "co", "fm", "io", "me", "tv", "ws"})
+
+
+def _regions_of_domains(text: str) -> list[str]:
+    """The countries the message's e-mail and web domains name ("…@corkmuseum.ie" -> IE), so
+    that a local number written beside them ("021 496 3388") is read as that country's."""
+    regions = []
+    for tld in re.findall(r"[\w-]\.([a-z]{2})\b(?![.@-])", text.lower()):
+        region = "GB" if tld == "uk" else tld.upper()
+        if tld not in _GENERIC_CCTLDS and region in phonenumbers.SUPPORTED_REGIONS:
+            regions.append(region)
+    return list(dict.fromkeys(regions))
+
+
 def contacts_find(text: str, language: str) -> list[Contact]:
-    """Phones (the first region that finds any), e-mails and handles, in text order."""
+    """Phones (the first region that finds any: a country the message's domains name, then
+    the language's), e-mails and handles, in text order."""
     emails = [Contact(e.value, e.start, e.end) for e in find_emails(text)]
 
     def free(start: int, end: int, taken: list[Contact]) -> bool:
         return all(end <= t.start or start >= t.end for t in taken)
 
     phones: list[Contact] = []
-    for region in PHONE_REGIONS.get(language, ("RU", "UA")):
+    regions = _regions_of_domains(text) + list(PHONE_REGIONS.get(language, ("RU", "UA")))
+    for region in dict.fromkeys(regions):
         phones = [
             Contact(p.value, p.start, p.end)
             for p in find_phones(text, region=region)

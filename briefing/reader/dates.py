@@ -75,7 +75,7 @@ class DateFinding:
     text: str
 
 
-def _month(word: str) -> int | None:
+def month_number(word: str) -> int | None:
     word = word.lower()
     for stem, number in sorted(_MONTHS.items(), key=lambda item: -len(item[0])):
         if word.startswith(stem) and (len(stem) > 2 or word in ("мая", "май", "мае")):
@@ -84,7 +84,7 @@ def _month(word: str) -> int | None:
 
 
 def _month_named(text: str) -> bool:
-    return any(_month(word) for word in re.findall(r"[a-zа-яёіїєґ]{3,}", text.lower()))
+    return any(month_number(word) for word in re.findall(r"[a-zа-яёіїєґ]{3,}", text.lower()))
 
 
 def _next(day: datetime.date, today: datetime.date) -> datetime.date:
@@ -107,7 +107,7 @@ def deadlines_find(text: str, *, today: datetime.date, language: str) -> list[Da
     extra = []
     for pattern, day in ((_MIDDLE, 15), (_START, 1)):
         for match in pattern.finditer(text):
-            month = _month(match.group(1))
+            month = month_number(match.group(1))
             if month:
                 value = _next(datetime.date(today.year, month, day), today)
                 extra.append(DateFinding(value, match.start(), match.end(), match.group(0)))

@@ -49,6 +49,10 @@ class Reading:
     corrects: bool = False  # a correction marker anywhere in the message
     # A day corrected without its month ("не 15-го, а 22-го"): (old day, new day).
     day_fix: tuple[int, int] | None = None
+    # One word of a name corrected ("ой не мартынюк а мартынова", "Tkachuk, not Tkach"):
+    # (the word corrected away, the word that stands); briefing.reading applies it to the
+    # name, company or product that holds the first.
+    word_fix: tuple[str, str] | None = None
     # The text that answers the question asked, without the labelled statements of other
     # fields, the corrections and the counter-questions; "" when nothing is left.
     answer_text: str = ""

@@ -17,7 +17,10 @@ _UP = "A-ZА-ЯЁІЇЄҐ"
 _LOW = "a-zа-яёіїєґ'’"
 # "Анна", "Римский-Корсаков", "MacLeod", "O'Sullivan"
 _NAME_WORD = rf"[{_UP}](?:['’][{_UP}])?[{_LOW}]+(?:[{_UP}][{_LOW}]+)?(?:-[{_UP}][{_LOW}]+)?"
-_NAME = rf"{_NAME_WORD}(?:\s+{_NAME_WORD}){{0,2}}"
+# The particles of Dutch, German, Spanish, Arabic… surnames: "Sanne de Vries", "Ludwig van
+# der Berg", "María de la Cruz".
+_PARTICLE = r"(?:de|van|der|den|von|da|di|du|del|della|dos|das|le|la|ten|ter|bin|ibn|al|el)"
+_NAME = rf"{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+){{0,2}}{_NAME_WORD}){{0,2}}"
 _INTRO = re.compile(
     r"(?i:(?<![\w])(?:меня\s+зовут|мо[её]\s+имя|мене\s+звати|моє\s+ім['’]я|my\s+name\s+is|"
     r"(?:i\s+am|i['’]?m|this\s+is|it['’]s)|это|я|це)\s*[,:—–-]?\s+)"
@@ -60,6 +63,8 @@ def _person_like(name: str, language: str) -> bool:
     words = name.split()
     if not words or words[0].lower() in _NOT_NAMES:
         return False
+    if re.fullmatch(rf"{_ROLE_WORD}[\w’'-]*", words[0], re.IGNORECASE):
+        return False  # "I'm Head of Communications", "Founder & CEO": a role, not a name
     if not _cyrillic(name):
         return True
     morph = nlp.morph("uk" if language == "uk" else "ru")
@@ -159,7 +164,8 @@ def lowercase_name_at(text: str, position: int, language: str) -> tuple[str, int
 # A lowercase intro: an explicit cue ("меня зовут", "my name is"), then a first name the
 # dictionary knows (pymorphy3's Name) and perhaps a surname.
 _INTRO_LOWER = re.compile(
-    r"(?<![\w])(?:меня\s+зовут|мо[её]\s+имя|мене\s+звати|моє\s+ім['’]я|my\s+name\s+is|"
+    r"(?<![\w])(?:меня\s+зовут|мо[её]\s+имя|мене\s+зв[уа]ти|мене\s+звуть|мене\s+звать|"
+    r"моє\s+ім['’]я|my\s+name\s+is|"
     r"i\s+am|i['’]m|це|это|я)\s+(?P<first>[a-zа-яёіїєґ'’-]+)(?:\s+(?P<last>[a-zа-яёіїєґ'’-]+))?"
 )
 
@@ -182,9 +188,16 @@ def _lowercase_pair(text: str, language: str) -> tuple[str, int, int] | None:
 
 
 def _lowercase_intro(text: str, language: str) -> tuple[str, int, int] | None:
-    match = _INTRO_LOWER.search(text)
-    if match is None:
-        return None
+    """The first cue followed by a name ("это расшифровка голосового … меня зовут алексей
+    третьяков": the first "это" introduces no one)."""
+    for match in _INTRO_LOWER.finditer(text):
+        found = _lowercase_intro_at(match, language)
+        if found is not None:
+            return found
+    return None
+
+
+def _lowercase_intro_at(match: re.Match[str], language: str) -> tuple[str, int, int] | None:
     first, last = match.group("first"), match.group("last")
 
     def tagged(word: str | None, wanted: set[str]) -> bool:
@@ -223,10 +236,11 @@ _ORG_NOUNS = re.compile(
     r"эко-отел|еко-готел|заклад|барбершоп|парикмахерск|перукарн|пиццери|піцери|кондитерск|"
     r"ателье|ательє|аптек|банк|піцері|автосервис|автосервіс|шиномонтаж|автомойк|автомийк|химчистк|"
     r"хімчистк|питомник|розплідник|гостиниц|хостел|обжарщик|обсмажувальн|пивовар|винодельн|ферм|"
-    r"пасік|пасек|пасеч|"
+    r"пасік|пасек|пасеч|организаци|організаці|объединени|об['’]єднанн|ассоциаци|асоціаці|союз|"
+    r"кооператив|холдинг|корпораци|корпораці|сообществ|спільнот|"
     r"(?:company|studio|agency|school|restaurant|bakery|hotel|firm|brand|band|team|shop|"
     r"store|clinic|chain|trust|charity|roastery|roasters|brewery|bar|cafe|salon|barbershop|"
-    r"farm|winery|gym)$)",
+    r"farm|winery|gym|organi[sz]ation|association|union|cooperative|community)$)",
     re.IGNORECASE,
 )
 _PRODUCT_NOUNS = re.compile(
@@ -285,6 +299,13 @@ _NOUN_THEN_NAME = re.compile(
 )
 
 
+# The thing a client launches or names in apposition: "We're launching the Hallam Chef 8",
+# "our robot mower, the Maaier X2", "Our big fundraiser, the Whisker Ball, is on …".
+_LAUNCHED = re.compile(
+    r"(?:\b(?:launch(?:ing|es)?|introduc(?:ing|es?)|releas(?:ing|es?)|unveil(?:ing|s)?)\s+"
+    r"(?:the\s+|our\s+)?(?:new\s+)?|\b(?:[Oo]ur|[Mm]y)\s+(?:[a-z-]+\s+){0,3}[a-z-]+,\s+the\s+)"
+    rf"(?P<name>[A-Z][\w&'’+-]*(?:\s+{_TITLE_WORD}){{0,3}})"
+)
 # "меня называют Дима", "I'm called Jake": a person, not a product; "мы называемся …",
 # "we're called …": the company.
 _WHO_CALLED = r"(?:\w+\s+)?(?:is\s+)?(?:called|named|называ\w*|назива\w*)\s*$"
@@ -318,6 +339,37 @@ def _clause_words_before(c: Collector, position: int) -> list[str]:
     head = c.text[start:position]
     closed = max(head.rfind("»"), head.rfind("”"))
     return re.findall(r"[\w'’-]+", head[closed + 1 :])
+
+
+def _verbs_dropped(name: str, start: int, language: str) -> tuple[str, int]:
+    """A name without the verb a formal letter opens with ("Обращается Павел Кожевников",
+    "Пише Дмитро Савицький"), and where it now starts."""
+    words = name.split()
+    while len(words) > 1 and _cyrillic(words[0]) and _grammemes(words[0], language, 1) & {
+        "VERB", "INFN", "PRTS", "GRND"
+    }:  # fmt: skip
+        start += name.index(words[1], len(words[0]))
+        name = name[name.index(words[1], len(words[0])) :]
+        words = name.split()
+    return name, start
+
+
+def _thing_before(words: list[str], language: str) -> bool:
+    """Whether the nearest noun among the (up to three) Cyrillic words before a quoted name
+    is a common noun for a thing (pymorphy3: inanimate, not a name, a place or an
+    organisation), adjectives skipped: "краске", "котёл новый"."""
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+    for word in reversed(words):
+        if not _cyrillic(word):
+            return False
+        tag = morph.parse(word)[0].tag
+        if tag.POS in ("ADJF", "ADJS", "PRTF"):
+            continue
+        if tag.POS != "NOUN":
+            return False
+        grammemes = set(tag.grammemes)
+        return "inan" in grammemes and not grammemes & {"Name", "Surn", "Patr", "Geox", "Orgn"}
+    return False
 
 
 def _noun_kind(words: Iterable[str]) -> str | None:
@@ -421,13 +473,21 @@ def read_names(c: Collector) -> None:
             if span.type == "PER" and (len(span.text.split()) >= 2 or "clientName" in c.asked):
                 candidates.append((span.text, span.start, span.end, 0.75, None))
     for name, start, end, confidence, kind in candidates:
-        if c.overlaps(start, end):
+        name, start = _verbs_dropped(name, start, c.language)
+        if not name or c.overlaps(start, end):
             continue
         if kind != CORRECTION and any(f.field == "clientName" for f in c.findings):
             continue
         c.add("clientName", name_nominative(name, c.language), start, end, confidence, kind)
         c.taken.append((start, end))
-    if not any(f.field == "clientName" for f in c.findings) and "clientName" in c.asked:
+    guessable = not re.search(r"\d", text) and not any(s.correction for s in c.sentences)
+    if (
+        not any(f.field == "clientName" for f in c.findings)
+        and "clientName" in c.asked
+        and guessable
+    ):
+        # A reply with a number or a correction in it answers something else ("Wait, no — by
+        # the 10th", "Котёл новый — «Байкал 24 Турбо»"), however its first words look.
         value = _direct_name(text, c.language)
         if value:
             start = max(text.find(value), 0)
@@ -525,6 +585,10 @@ def read_companies_and_products(c: Collector) -> None:
         if kind is None and _noun_kind(_clause_words_before(c, match.start())) == "product":
             # "продукт у нас — протеиновые батончики «Номад Бар»": the noun further back
             kind = "product"
+        if kind is None and _thing_before(before, c.language):
+            # "новой фасадной краске «ФасадПро Арктика»", "Котёл новый — «Байкал 24 Турбо»":
+            # a quoted name after a noun for a thing names that thing, not the company
+            kind = "product"
         if kind is None:
             if "productName" in c.asked:
                 kind = "product"
@@ -579,6 +643,13 @@ def read_companies_and_products(c: Collector) -> None:
         else:
             continue
         c.taken.append((start, end))
+    if not any(f.field == "productName" for f in c.findings):
+        for match in _LAUNCHED.finditer(text):
+            start, end = match.span("name")
+            if not c.overlaps(start, end):
+                c.add("productName", match.group("name"), start, end, 0.75)
+                c.taken.append((start, end))
+                break
     if not any(f.field == "productName" for f in c.findings):
         for match in _NOUN_THEN_NAME.finditer(text):  # "our app NovaPay", "морс Северный"
             if _PRODUCT_NOUNS.match(match.group("noun")) and not c.overlaps(
@@ -641,6 +712,10 @@ def read_companies_and_products(c: Collector) -> None:
                 break
 
 
+# A reply that opens with a subject pronoun is a sentence about something, never a name.
+_CLAUSE_OPENING = r"(?:we|i|you|they|it|he|she|мы|я|вы|они|ми|ви|вони)(?:['’](?:d|re|ll|m|s|ve)|\s)"
+
+
 def read_product_answer(c: Collector) -> None:
     """A direct answer to the product question: the name, not the sentence around it."""
     if "productName" not in c.asked or any(f.field == "productName" for f in c.findings):
@@ -655,6 +730,8 @@ def read_product_answer(c: Collector) -> None:
     if quoted:  # "Сам клуб, «Пульс»": the name after the separator
         c.add("productName", quoted.group(1), quoted.start(1), quoted.end(1), 0.65, ANSWER)
         return
+    if re.match(_CLAUSE_OPENING, value, re.IGNORECASE):
+        return  # "We'd like a Yorkshire accent", "Мы хотим…": a sentence, not a name
     if len(value.split()) <= 6 and not re.search(r"[.!?]\s", value):
         start = max(c.text.find(value), 0)
         c.add("productName", value, start, start + len(value), 0.65, ANSWER)

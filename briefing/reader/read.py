@@ -14,7 +14,7 @@ from typing import Any
 from briefing.reader.amounts import amount_role, amounts_find, currency_named
 from briefing.reader.chatter import is_closing, is_confirmation, is_greeting, is_question
 from briefing.reader.contacts import SEPARATOR, contacts_find
-from briefing.reader.dates import deadlines_find
+from briefing.reader.dates import deadlines_find, month_number
 from briefing.reader.findings import (
     ANSWER,
     CORRECTION,
@@ -31,6 +31,7 @@ from briefing.reader.names import (
     read_product_answer,
     read_role,
 )
+from briefing.reader.spoken import spoken_numbers_written
 from briefing.reader.statements import (
     LABELS,
     Sentence,
@@ -87,6 +88,11 @@ def _read_money(c: Collector) -> None:
         ):
             budget_found = (value, currency, start, end, kind, confidence)
     if budget_found is None:
+        named = set(currency_named(c.text))
+        if not amounts and len(named) == 1:
+            # "Oh, and the sixty is US dollars", "это в гривнах": the currency of an amount
+            # given before; it fills the currency while it is empty, never replaces one.
+            c.add("currency", named.pop(), 0, len(c.text), 0.75, c.kind_at(0, "currency"))
         return
     value, currency, start, end, kind, confidence = budget_found
     c.add("budget", value, start, end, confidence, kind)
@@ -178,15 +184,46 @@ _DAY_FIX = re.compile(
 )
 
 
+# "by the 10th, not the 3rd", "22-го, а не 15-го": the day that stands first.
+_DAY_FIX_INVERTED = re.compile(
+    rf"(?:the\s+)?{_DAY}\s*(?:числа|число)?\s*[,—–-]?\s*(?:а\s+)?(?:не|not)\s+(?:the\s+)?"
+    rf"{_DAY}(?!\s*(?:\d|[a-zа-яёіїєґ]{{3,}}(?<!числа)(?<!число)))",
+    re.IGNORECASE,
+)
+
+
 def _read_day_fix(c: Collector) -> tuple[int, int] | None:
     """(the day corrected away, the day that stands) when the message corrects a day only."""
     if any(f.field == "deadline" for f in c.findings):
         return None
-    match = _DAY_FIX.search(c.text)
-    if match is None:
+    if match := _DAY_FIX.search(c.text):
+        old, new = int(match.group(1)), int(match.group(2))
+    elif match := _DAY_FIX_INVERTED.search(c.text):
+        new, old = int(match.group(1)), int(match.group(2))
+    else:
         return None
-    old, new = int(match.group(1)), int(match.group(2))
     return (old, new) if 1 <= old <= 31 and 1 <= new <= 31 and old != new else None
+
+
+# One word put right: "не Коваль, а Ковальчук", "ой не мартынюк а мартынова", "Бондаренко, не
+# Бондар", "Tkachuk, not Tkach", "not Smith but Smyth". Letters only: days have their own.
+_FIX_WORD = r"[«\"“„]?([^\W\d_][\w'’-]*[^\W\d_])[»\"”“]?"
+_WORD_FIXES = (
+    (re.compile(rf"(?<![\w'’-])(?:не|not)\s+{_FIX_WORD}\s*[,—–-]?\s*(?:а|but)\s+{_FIX_WORD}"
+                r"(?![\w'’-])", re.IGNORECASE), 1, 2),
+    (re.compile(rf"(?<![\w'’-]){_FIX_WORD}\s*[,—–-]\s*(?:а\s+)?(?:не|not)\s+{_FIX_WORD}"
+                r"(?![\w'’-])", re.IGNORECASE), 2, 1),
+)  # fmt: skip
+
+
+def _read_word_fix(text: str) -> tuple[str, str] | None:
+    """(the word corrected away, the word that stands) when the message puts one word right."""
+    for pattern, old, new in _WORD_FIXES:
+        for match in pattern.finditer(text):
+            wrong, right = match.group(old), match.group(new)
+            if wrong.casefold() != right.casefold():
+                return wrong, right
+    return None
 
 
 def _by_date(text: str, found: Any) -> bool:
@@ -333,7 +370,8 @@ def message_read(
     costly part) runs only while the client's name or company is still unknown."""
     settled = set(known) - set(asked)
     ner = ("clientName" not in settled, "company" not in settled)  # (PER, ORG)
-    return _read_cached(long_runs_blank(text), language, today, tuple(asked), ner)
+    text = spoken_numbers_written(long_runs_blank(text), language=language, month_of=month_number)
+    return _read_cached(text, language, today, tuple(asked), ner)
 
 
 @functools.lru_cache(maxsize=256)
@@ -377,6 +415,7 @@ def _read_cached(
         greets=is_greeting(stripped),
         corrects=bool(corrected) or day_fix is not None,
         day_fix=day_fix,
+        word_fix=_read_word_fix(text),
         answer_text=answer,
         _best=_best(findings),
     )

@@ -120,6 +120,36 @@ def test_a_client_who_closes_before_the_read_back_gets_it_and_the_brief_complete
     assert locks["client_name"] == "confirmed"
 
 
+@pytest.mark.parametrize("ack", ["ок", "👍", "да"])
+def test_an_acknowledgement_mid_briefing_goes_on_and_brings_no_read_back(
+    project, say, rules_agent, ack
+):
+    # "ок" to "how can we reach you?" means "go on", not "that is all": nothing is left for
+    # the producer and the brief does not complete on the next message
+    say(project, "Здравствуйте. Юрфирма «Громов Консалт», Москва. Нужен ролик про услугу.")
+    turn = say(project, ack)
+    assert project.status == "active"
+    reply = turn.replies.get().text
+    assert not reply.startswith("Записала")
+    assert not _events(project, BriefingEvent.Kind.READ_BACK)
+    assert not _events(project, BriefingEvent.Kind.FIELD_LEFT_FOR_PRODUCER)
+
+
+def test_a_fact_given_at_the_read_back_is_applied_not_kept_as_a_wish(project, say, rules_agent):
+    say(project, FRONT_LOADED)
+    answers = iter([
+        "Сама кофейня, «Зерно».", "Идея — утренний ритуал с чашкой кофе.", "Рекламный ролик.",
+        "Вертикальное видео 30 секунд.", "Основной ролик и три коротких версии.",
+    ])  # fmt: skip
+    reply = ""
+    while not reply.startswith("Записала"):  # up to the read-back, whatever is asked
+        reply = say(project, next(answers)).replies.order_by("seq").last().text
+    say(project, "Бюджет 600 000 рублей, платим по счёту.")
+    stages = {s.key: s.fields for s in project.stages.all()}
+    assert stages["budget"]["budget"] == 600000
+    assert not stages["extra"].get("references")
+
+
 def test_a_contact_given_after_completion_joins_the_brief(project, say, rules_agent):
     say(project, FRONT_LOADED)
     say(project, "Да, всё верно, больше нечего добавить.")

@@ -474,3 +474,58 @@ def test_a_name_is_read_wherever_a_person_writes_it_and_nothing_else_is(
     text, language, asked, name
 ):
     assert value(read(text, language, asked=asked), "clientName") == name
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "name"),
+    [
+        ("здравствуйте это расшифровка голосового так что простите если криво меня зовут алексей "
+         "третьяков я из спортивного клуба", "ru", "Алексей Третьяков"),
+        ("алло це голосове добрий день мене звать тарас гуменюк фірма сонцедах з вінниці", "uk",
+         "Тарас Гуменюк"),
+    ],
+)  # fmt: skip
+def test_a_lowercase_name_follows_the_cue_that_introduces_someone(text, language, name):
+    # the first cue ("это", "це") introduces the message, not a person
+    assert value(read(text, language), "clientName") == name
+
+
+def test_a_currency_named_on_its_own_fills_the_currency_only_while_it_is_empty():
+    reading = read("Oh, and the sixty is US dollars, obviously.", "en")
+    assert value(reading, "currency") == "USD"
+    assert reading.get("currency").confidence < 0.85  # never replaces a currency already read
+    assert value(read("Цены у конкурентов в рублях и долларах", "ru"), "currency") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "asked", "field", "expected"),
+    [
+        # a role is not a name, a surname keeps its particle
+        ("Good afternoon, I'm Head of Communications at the harbour museum.", "en", (),
+         "clientName", None),
+        ("Company: Groenwerk, Eindhoven. I'm Sanne de Vries, product marketing.", "en",
+         ("clientName", "company"), "clientName", "Sanne de Vries"),
+        # a formal letter's opening verb is not part of the name
+        ("Добрый день. Обращается Павел Кожевников, начальник отдела продвижения.", "ru", (),
+         "clientName", "Павел Кожевников"),
+        ("Доброго дня. Пише Дмитро Савицький, я керую маркетингом.", "uk", (), "clientName",
+         "Дмитро Савицький"),
+        # the thing launched or named in apposition is the product
+        ("We're launching the Hallam Chef 8, an 8-inch chef's knife, in the US.", "en", (),
+         "productName", "Hallam Chef 8"),
+        ("Our big fundraiser, the Whisker Ball, is on April 17.", "en", (), "productName",
+         "Whisker Ball"),
+        # a quoted name after a noun for a thing is the product, after an organisation the company
+        ("Котёл новый — «Байкал 24 Турбо», настенный.", "ru", ("clientName", "company"),
+         "productName", "Байкал 24 Турбо"),
+        ("Я керую маркетингом у громадській організації «Data Dnipro Community».", "uk", (),
+         "company", "Data Dnipro Community"),
+        # a sentence with a subject is no product name, asked or not
+        ("Should we find someone? We'd like a Yorkshire accent.", "en", ("productName",),
+         "productName", None),
+    ],
+)  # fmt: skip
+def test_names_products_and_companies_as_clients_introduce_them(
+    text, language, asked, field, expected
+):
+    assert value(read(text, language, asked=asked), field) == expected

@@ -134,6 +134,49 @@ def test_a_day_corrected_without_its_month_keeps_the_deadlines_month(project, sa
     assert fields(project, "budget")["deadline"] == "2027-03-19"
 
 
+def test_a_day_corrected_the_other_way_round_keeps_the_deadlines_month(project, say):
+    say(project, "We need the film by April 3 so the board can see it.")
+    say(project, "Wait, no — by the 10th, not the 3rd. The board meeting moved.")
+    assert fields(project, "budget")["deadline"].endswith("-04-10")
+
+
+@pytest.mark.parametrize(
+    ("first", "fix", "field", "stage", "expected"),
+    [
+        ("Здравствуйте, меня зовут Ольга Мартынюк, фабрика «Мягкий край».",
+         "ой не мартынюк а мартынова это распозналка напутала 🙈", "clientName", "intro",
+         "Ольга Мартынова"),
+        ("I'm Yurii Tkach, owner of Lisova Maysternia, furniture workshop in Lviv.",
+         "Sorry, autocorrect — Tkachuk, not Tkach.", "clientName", "intro", "Yurii Tkachuk"),
+        ("Добрый день, я Павел из компании «Колорит-Урал», нужен ролик.",
+         "Поправлю: «Колорит-Уралхим», а не «Колорит-Урал».", "company", "intro",
+         "Колорит-Уралхим"),
+    ],
+)  # fmt: skip
+def test_one_word_put_right_changes_the_value_that_holds_it(
+    project, say, first, fix, field, stage, expected
+):
+    say(project, first)
+    before = dict(fields(project, stage))
+    say(project, fix)
+    assert fields(project, stage)[field] == expected
+    # nothing else moved: a word put right touches only the value that held it
+    after = fields(project, stage)
+    assert {k: v for k, v in after.items() if k != field} == {
+        k: v for k, v in before.items() if k != field and k in after
+    }
+
+
+def test_a_word_put_right_that_no_value_holds_changes_nothing(project, say):
+    say(project, FIRST)
+    before = {key: dict(fields(project, key)) for key in ("intro", "vision", "budget")}
+    say(project, "Нам нужен не клип, а реклама.")
+    for key, values in before.items():
+        for name, value in values.items():
+            if name in ("clientName", "company", "productName"):
+                assert fields(project, key)[name] == value
+
+
 def test_a_price_is_never_the_budget(project, say):
     say(project, "Здравствуйте, я Анна Смирнова. Наш сок стоит 99 рублей за бутылку.")
     assert "budget" not in fields(project, "budget")
