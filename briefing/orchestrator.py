@@ -144,6 +144,7 @@ def _decide(work: TurnWork) -> None:
             Reply(guard_reply(verdict.kind, language), turn.stage_key, meta={"guard": verdict.kind})
         )
         work.event(Kind.GUARD_ANSWERED, guard=verdict.kind, matched=verdict.matched)
+        _facts_of_refused(work, verdict.kind)
         return
     # Before the additional request: an attack is not appended to a completed brief.
     if _level1_answered(work, language):
@@ -201,6 +202,7 @@ def _level1_answered(work: TurnWork, language: str) -> bool:
             Kind.GUARD_ANSWERED, guard=GUARD_LEVEL1_KIND, level=1, risk=verdict.risk,
             score=verdict.scores.get("attack"),
         )  # fmt: skip
+        _facts_of_refused(work, GUARD_LEVEL1_KIND)
         return True
     # A turn flagged once and handed back by the producer (takeover released) goes on.
     if not verdict.needs_human or ATTENTION in turn.meta:
@@ -274,9 +276,29 @@ def _start(work: TurnWork, stage: StageRun) -> None:
     work.event(Kind.STAGE_STARTED, stage.key)
 
 
-def _prefill(work: TurnWork) -> None:
+# What a message the guard refused may still give the briefing: values the deterministic
+# reader extracts (it follows no instruction), never free text, names or a stage's answer.
+REFUSED_FACTS = frozenset({"contact", "budget", "currency", "deadline"})
+
+
+def _facts_of_refused(work: TurnWork, guard: str) -> None:
+    """ "Ignore the old logo, we rebranded: budget 500 000, deadline 1 March" refused as an
+    attack still gives its budget and deadline: a false alarm costs the client nothing, and
+    each value taken is recorded with the guard's flag, so the producer sees what it was.
+    Not on a completed briefing (an attack is no additional request)."""
+    if work.project.status == Project.Status.COMPLETED:
+        return
+    _prefill(work, only=REFUSED_FACTS, flagged=guard)
+
+
+def _prefill(work: TurnWork, *, only: frozenset[str] | None = None, flagged: str = "") -> None:
     """Read the client's message for every stage's fields (briefing.reading): what it states
-    fills any stage, a correction replaces, a change to a locked value is proposed."""
+    fills any stage, a correction replaces, a change to a locked value is proposed. `only`
+    and `flagged`: the facts of a message the guard refused, its events marked with the
+    guard's verdict."""
+    event = (
+        work.event if not flagged else (lambda *a, **data: work.event(*a, guard=flagged, **data))
+    )
     reading = turn_read(
         turn=work.turn, earlier=work.earlier(), language=work.project.language,
         stages=work.stages, spec_of=work.spec,
@@ -285,9 +307,9 @@ def _prefill(work: TurnWork) -> None:
     work.turn.meta = {**work.turn.meta, "reading": reading_meta(reading)}
     reading_apply(
         reading=reading, stages=work.stages, spec_of=work.spec, locks=work.lock_values(),
-        event=work.event, close=lambda stage: _close(work, stage, by=StageRun.ClosedBy.PREFILL),
+        event=event, close=lambda stage: _close(work, stage, by=StageRun.ClosedBy.PREFILL),
         lock_refine=lambda key, old, new: work.refined_locks.__setitem__(key, (old, new)),
-        language=work.project.language,
+        language=work.project.language, only=only,
     )  # fmt: skip
 
 

@@ -109,17 +109,21 @@ def reading_apply(
     close: Callable[[StageRun], None],
     lock_refine: Callable[[str, str, str], None],
     language: str,
+    only: frozenset[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Write the reading into the stages. Returns the lock changes the client proposed
     ({key, field, stage, old, new, evidence}); `event(kind, stage_key, **data)` records,
     `close(stage)` closes a stage whose required fields the reading completed, and
     `lock_refine(key, old, new)` moves a lock the client completed (a first name given in
-    full) without a proposal."""
+    full) without a proposal. `only` limits what is written to those findings (the facts of
+    a message the guard refused)."""
     by_key = {stage.key: stage for stage in stages}
     targets = finding_targets(stages, spec_of)
     proposals: list[dict[str, Any]] = []
     filled: set[str] = set()
     for name in _ordered(reading):
+        if only is not None and name not in only:
+            continue
         finding = reading.get(name)
         if finding is None or name not in targets or finding.confidence < APPLY_CONFIDENCE:
             continue
@@ -176,7 +180,7 @@ def reading_apply(
             continue
         stage.dialogue = with_read(stage.dialogue, field_name, value, finding.confidence)
         filled.add(stage.key)
-    for stage in _word_fix_apply(reading, targets, event):
+    for stage in _word_fix_apply(reading, targets, event) if only is None else ():
         filled.add(stage.key)
     day_fixed = _day_fix_apply(reading, targets, event)
     if day_fixed is not None:

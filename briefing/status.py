@@ -188,9 +188,13 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
             "",
         ),
         Kind.PREFILL_FILLED: (
-            _("%(stage)s: %(field)s filled by the pre-parse from “%(evidence)s”")
+            (
+                _("%(stage)s: %(field)s taken from “%(evidence)s”, a message the guard refused")
+                if data.get("guard")
+                else _("%(stage)s: %(field)s filled by the pre-parse from “%(evidence)s”")
+            )
             % {"stage": stage, "field": name, "evidence": data.get("evidence", "")},
-            "",
+            "warn" if data.get("guard") else "",
         ),
         Kind.STAGE_STARTED: (_("%(stage)s started") % {"stage": stage}, ""),
         Kind.AGENT_REPLIED: (
