@@ -25,7 +25,11 @@ prompt does not reveal itself either. So
 * a capabilities question must be the whole message (after a greeting and before the
   punctuation): "what can you do?" fires, "what can you do for 500k?" does not, because
   a question about the studio's offer is a briefing question for the stage agent, and
-  neither does "we can do a 30-second video".
+  neither does "we can do a 30-second video". Who or what the assistant is ("are you a
+  bot?", "кто тебя создал?") gets the same reply, which introduces the assistant. When the
+  patterns are silent, level 1's capability model (`llmkit.level1_model`, a small linear
+  model, still no tokens) reads a short single question that speaks to the assistant and
+  has no figures in it ("з чим ви можете допомогти?", "tell me what you can do for me").
 
 Layout: `engine` (the verdict), `normalise`, `blocks` (what every language's rules are
 built from), one module per language's tables (`english`, `russian`, `ukrainian`,

@@ -262,4 +262,34 @@ CAPABILITIES = _alt(
     r"can\s+you\s+help\s+(?:me\s+)?with\s+anything(?:\s+i\s+need)?",
     r"what\s+(?:do|can)\s+you\s+have\s+(?:answers|a\s+response|responses)\s+for",
     r"/?help|/start|/menu",
+    # how this chat works, where to begin
+    r"how\s+(?:does|do)\s+(?:this|it|this\s+(?:chat|bot|thing|service|assistant)|the\s+(?:chat"
+    r"|bot))\s+work",
+    r"how\s+(?:do|can|should)\s+i\s+(?:use\s+(?:this|it)|get\s+started|start|begin)"
+    r"(?:\s+(?:here|with\s+(?:you|this)))?",
+    r"(?:where|how)\s+(?:do|should)\s+i\s+(?:start|begin)",
+    r"what\s+(?:do|should|am)\s+i\s+(?:supposed\s+to\s+)?do\s+(?:here|first|now)",
+    r"what(?:\s+is|'s)\s+(?:this|the\s+(?:point|purpose)\s+of\s+this)(?:\s+(?:chat|bot|thing"
+    r"|service|assistant))?(?:\s+(?:for|about))?",
+    r"what(?:\s+is|'s)\s+this\s+(?:chat|bot|assistant|thing)\s+for",
+    # who or what the assistant is
+    r"(?:are|r)\s+(?:you|u)\s+(?:(?:a|an|the)\s+)?(?:real\s+|live\s+|actual\s+)?(?:bot|robot"
+    r"|chat\s*bot|human(?:\s+being)?|person|ai|artificial\s+intelligence|machine|computer"
+    r"(?:\s+program)?|program|software|language\s+model|(?:virtual\s+)?assistant|real|alive"
+    r"|automated|chatgpt|gpt)(?:\s+or\s+(?:(?:a|an)\s+)?(?:real\s+)?(?:bot|robot|human|person"
+    r"|machine|program|ai|not))?",
+    r"(?:am\s+i|are\s+we)\s+(?:talking|speaking|chatting|writing)\s+(?:to|with)\s+(?:(?:a|an)\s+)?"
+    r"(?:real\s+|live\s+)?(?:bot|robot|human|person|machine|ai|computer|software|program)",
+    r"is\s+(?:this|it)\s+(?:(?:a|an)\s+)?(?:real\s+|live\s+)?(?:bot|robot|human|person|ai"
+    r"|machine|automated\s+chat|chat\s*bot)(?:\s+or\s+(?:(?:a|an)\s+)?(?:real\s+|live\s+)?"
+    r"(?:bot|robot|human|person|machine))?",
+    r"who\s+(?:made|created|built|constructed|programmed|developed|designed|invented|engineered"
+    r"|trained|wrote|owns|coded|runs)\s+(?:you|this\s+(?:bot|chat|assistant|chatbot))",
+    r"who(?:\s+is|'s|\s+are)\s+your\s+(?:creators?|makers?|developers?|owners?)",
+    r"who\s+(?:wrote|made|built|developed|designed|coded)\s+your\s+(?:\w+\s+)?(?:code|software"
+    r"|program)",
+    r"(?:who|what\s+company)\s+do\s+you\s+(?:belong\s+to|work\s+for)",
+    r"(?:what|which)\s+company\s+(?:made|created|built|owns|developed|runs|programmed)\s+you",
+    r"what(?:\s+is|'s)\s+your\s+name|do\s+you\s+have\s+a\s+name|what\s+(?:are\s+you\s+called"
+    r"|should\s+i\s+call\s+you)",
 )

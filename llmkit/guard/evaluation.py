@@ -48,8 +48,9 @@ def load_corpus(directory: Path) -> dict[str, list[tuple[str, str]]]:
 
 def evaluate(directory: Path, misses: list[str] | None = None) -> dict[str, dict[str, float]]:
     """Figures on the development corpus: per file and expected kind the number of rows and
-    the recall (for benign rows the false-positive rate), and over all files the precision
-    of each kind. Rows the guard got wrong are appended to `misses` when given.
+    the recall (for benign rows the false-positive rate of the extraction rules and the share
+    answered with the capabilities reply), and over all files the precision of each kind.
+    Rows the guard got wrong are appended to `misses` when given.
 
     For development, not a pass/fail measure: the rules were written while looking at it.
     """
@@ -66,8 +67,16 @@ def evaluate(directory: Path, misses: list[str] | None = None) -> dict[str, dict
         for expected, outcomes in groups.items():
             n = len(outcomes)
             if expected == "benign":
-                wrong = [(text, got) for text, got in outcomes if got is not None]
-                figures[f"{source} [benign]"] = {"n": n, "false-positive rate": len(wrong) / n}
+                # A benign message answered with the capabilities reply is not refused (and
+                # a question about the assistant, "are you a bot?", should be): counted apart.
+                wrong = [(text, got) for text, got in outcomes if got == "prompt_extraction"]
+                taken = [(text, got) for text, got in outcomes if got == "capabilities"]
+                figures[f"{source} [benign]"] = {
+                    "n": n,
+                    "false-positive rate": len(wrong) / n,
+                    "capabilities rate": len(taken) / n,
+                }
+                wrong += taken
             else:
                 wrong = [(text, got) for text, got in outcomes if got != expected]
                 figures[f"{source} [{expected}]"] = {"n": n, "recall": 1 - len(wrong) / n}
