@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from core.errors import ApplicationError
 
 if TYPE_CHECKING:
+    from dlq.fix_form import AnswerForm
     from dlq.models import DeadLetter, StructuredCall
     from llmkit.parse import ParseOutcome
 
@@ -43,6 +44,8 @@ class DeadLetterSource(Protocol):
 
     # Optional: `readable_by(letter, user) -> bool`, who without the review permission may
     # read a letter (a producer, the letters of their own briefing).
+    # Optional: `answer_form(letter) -> AnswerForm | None`, the answer's schema with labels
+    # in the active language, for the fix editor's form (without it: the JSON editor only).
 
     def replay(self, letter: DeadLetter, settle: ReplaySettle) -> None:
         """Run the original input again through today's prompts and providers; apply the
@@ -98,6 +101,18 @@ def dead_letter_source(letter: DeadLetter) -> DeadLetterSource:
 
 def dead_letter_supports_actions(letter: DeadLetter) -> bool:
     return letter.source_kind in _SOURCES
+
+
+def dead_letter_answer_form(letter: DeadLetter) -> AnswerForm | None:
+    """The fix form of `letter`'s answer, where its source describes one and the object the
+    letter belongs to still exists; None leaves the manager the JSON editor."""
+    answer_form = getattr(_SOURCES.get(letter.source_kind), "answer_form", None)
+    if answer_form is None:
+        return None
+    try:
+        return answer_form(letter)
+    except ApplicationError:
+        return None
 
 
 def dead_letter_readable_by(letter: DeadLetter, user: Any) -> bool:
