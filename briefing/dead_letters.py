@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 
 from briefing.access import projects_for_user
 from briefing.agents import stage_answer_check
@@ -51,10 +52,13 @@ def _turn_link(turn: Turn) -> SourceLink:
     project = turn.project
     client = f" · {project.client_name}" if project.client_name else ""
     url = reverse("project_detail", args=[turn.project_id])
-    return SourceLink(f"{project.title}{client} (turn {turn.seq})", url)
+    turn_label = _("turn %(seq)s") % {"seq": turn.seq}
+    return SourceLink(f"{project.title}{client} ({turn_label})", url)
 
 
 class BriefingTurnSource:
+    label = _lazy("briefing turn")
+
     def readable_by(self, letter: DeadLetter, user: Any) -> bool:
         """A producer reads the dead letters of the turns of briefings they can see."""
         turn_id = letter.source_id if letter.source_id.isdigit() else None

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _lazy
 
 from core.errors import ApplicationError, ErrorCode
 from crm.card import lead_validators
@@ -32,6 +33,8 @@ def _message(letter: DeadLetter) -> InboundMessage:
 
 
 class InboundMessageSource:
+    label = _lazy("inbound message")
+
     def link(self, letter: DeadLetter) -> SourceLink | None:
         try:
             message = _message(letter)

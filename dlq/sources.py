@@ -10,6 +10,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from django.utils.translation import gettext_lazy as _lazy
+
 from core.errors import ApplicationError
 
 if TYPE_CHECKING:
@@ -44,6 +46,7 @@ class DeadLetterSource(Protocol):
 
     # Optional: `readable_by(letter, user) -> bool`, who without the review permission may
     # read a letter (a producer, the letters of their own briefing).
+    # Optional: `label`, the kind's name for people ("a briefing's turn").
     # Optional: `answer_form(letter) -> AnswerForm | None`, the answer's schema with labels
     # in the active language, for the fix editor's form (without it: the JSON editor only).
 
@@ -54,6 +57,8 @@ class DeadLetterSource(Protocol):
 
 
 _SOURCES: dict[str, DeadLetterSource] = {}
+# Kinds of call that no source registers (nothing to fix them into), by their names for people.
+_KIND_LABELS = {"level1": _lazy("guard check"), "llm_check": _lazy("provider check")}
 
 
 def dead_letter_source_register(kind: str, source: DeadLetterSource) -> None:
@@ -101,6 +106,13 @@ def dead_letter_source(letter: DeadLetter) -> DeadLetterSource:
 
 def dead_letter_supports_actions(letter: DeadLetter) -> bool:
     return letter.source_kind in _SOURCES
+
+
+def dead_letter_kind_label(kind: str) -> str:
+    """A source kind as the review's filters show it ("ход брифинга"), never its code: the
+    source's `label` where it has one."""
+    label = getattr(_SOURCES.get(kind), "label", None) or _KIND_LABELS.get(kind)
+    return str(label) if label is not None else kind.replace("_", " ")
 
 
 def dead_letter_answer_form(letter: DeadLetter) -> AnswerForm | None:

@@ -42,6 +42,7 @@ from dlq.selectors import (
 )
 from dlq.sources import (
     dead_letter_answer_form,
+    dead_letter_kind_label,
     dead_letter_links,
     dead_letter_readable_by,
     dead_letter_source,
@@ -112,7 +113,9 @@ def dead_letters(request: HtmxHttpRequest) -> HttpResponse:
             page_query=urlencode(kept),
             schemas=dead_letter_choices("schema_name"),
             providers=dead_letter_choices("provider"),
-            source_kinds=dead_letter_choices("source_kind"),
+            source_kinds=[
+                (kind, dead_letter_kind_label(kind)) for kind in dead_letter_choices("source_kind")
+            ],
         )
     template = f"{LIST_TEMPLATE}#table" if request.htmx else LIST_TEMPLATE
     return render(request, template, context)
