@@ -11,13 +11,18 @@ from typing import Any
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 
 from briefing.access import projects_for_user
 from briefing.agents import stage_answer_check
 from briefing.inbox import inbox_dead_letters_refresh
+from briefing.labels import field_label
 from briefing.models import Turn
 from briefing.orchestrator import turn_answer_apply, turn_replay
+from briefing.stages.registry import spec_for
 from core.errors import ApplicationError, ErrorCode
+from dlq.fix_form import AnswerForm
 from dlq.ledger import briefing_session
 from dlq.models import ClassifierDisagreement, DeadLetter, DeadLetterAction, StructuredCall
 from dlq.sources import ReplaySettle, SourceLink
@@ -47,10 +52,13 @@ def _turn_link(turn: Turn) -> SourceLink:
     project = turn.project
     client = f" · {project.client_name}" if project.client_name else ""
     url = reverse("project_detail", args=[turn.project_id])
-    return SourceLink(f"{project.title}{client} (turn {turn.seq})", url)
+    turn_label = _("turn %(seq)s") % {"seq": turn.seq}
+    return SourceLink(f"{project.title}{client} ({turn_label})", url)
 
 
 class BriefingTurnSource:
+    label = _lazy("briefing turn")
+
     def readable_by(self, letter: DeadLetter, user: Any) -> bool:
         """A producer reads the dead letters of the turns of briefings they can see."""
         turn_id = letter.source_id if letter.source_id.isdigit() else None
@@ -74,6 +82,31 @@ class BriefingTurnSource:
             for letter in letters
             if letter.source_id.isdigit() and int(letter.source_id) in turns
         }
+
+    def answer_form(self, letter: DeadLetter) -> AnswerForm:
+        """The stage's answer as the manager reads it: the message to the client, the stage's
+        fields under the labels the producer's page uses, the field the message asks about
+        chosen from them, and the status flag as 'the stage is complete'."""
+        turn = _turn(letter)
+        spec = spec_for(turn.project, turn.stage_key)
+        labels = {name: field_label(spec.key, name) for name in spec.fields}
+        return AnswerForm(
+            model=spec.answer_model,
+            labels={
+                "message": _("Message to the client"),
+                "askedField": _("The message asks about"),
+                spec.status_field: _("The stage is complete"),
+                **labels,
+            },
+            choices={"askedField": spec.fields},
+            choice_labels={"askedField": labels},
+            help_texts={
+                spec.status_field: _(
+                    "The briefing moves on to the next stage only when every required field "
+                    "is filled; the client gets your message, then the next stage's question."
+                ),
+            },
+        )
 
     def answer_check(self, letter: DeadLetter, raw: str) -> ParseOutcome:
         return stage_answer_check(turn=_turn(letter), raw=raw)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _lazy
 
 # Each stage field under its stage key. A name two stages share ("goal") has a label per
 # stage, so a table with every field as a column never shows two alike.
@@ -121,6 +122,21 @@ MEMORY_FACT_LABELS: Mapping[str, Mapping[str, str]] = {
 def memory_fact_label(kind: str, language: str | None = None) -> str:
     labels = MEMORY_FACT_LABELS.get(kind)
     return (labels.get(label_language(language)) or labels["en"]) if labels else _spelled_out(kind)
+
+
+# The studio tools a stage agent may call (studio.tools), as a producer knows the data.
+TOOL_LABELS = {
+    "rate_card_quote": _lazy("rate card"),
+    "portfolio_search": _lazy("portfolio"),
+    "calendar_check": _lazy("production calendar"),
+    "client_history": _lazy("the client's history"),
+}
+
+
+def tool_label(name: str) -> str:
+    """A studio tool under the name of the data it reads ("прайс-лист"), never its code."""
+    label = TOOL_LABELS.get(name)
+    return str(label) if label is not None else _spelled_out(name)
 
 
 def _spelled_out(name: str) -> str:

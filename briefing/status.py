@@ -22,6 +22,7 @@ from briefing.labels import (
     label_language,
     lock_label,
     memory_fact_label,
+    tool_label,
 )
 from briefing.models import BriefingEvent, Project, StageRun, Turn
 from briefing.stages.base import StageSpec
@@ -206,7 +207,7 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
             % {
                 "stage": stage,
                 "provider": data.get("provider") or "?",
-                "layer": data.get("layer") or "?",
+                "layer": _layer_label(data.get("layer")),
             },
             "",
         ),
@@ -314,21 +315,7 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
             _("the holding reply was not followed up in time: write to the client yourself"),
             "bad",
         ),
-        Kind.TOOL_CALLED: (
-            f"studio tool {data.get('name', '?')}"
-            + (" (from the turn's cache)" if data.get("cached") else "")
-            + (
-                f": error, {data.get('error')}"
-                if data.get("error")
-                else f", {data.get('size', 0)} characters"
-                + (
-                    f", {data.get('shown')} of {data.get('total')} items shown"
-                    if data.get("truncated")
-                    else ""
-                )
-            ),
-            "warn" if data.get("error") else "",
-        ),
+        Kind.TOOL_CALLED: (_tool_called_line(data), "warn" if data.get("error") else ""),
         Kind.MEMORY_CORRECTED: (
             (
                 _("client memory: %(fact)s “%(old)s” corrected to “%(new)s”")
@@ -502,3 +489,36 @@ def activity_lines(events: Sequence[BriefingEvent], rows: Sequence[StageRow]) ->
     numbers = {row.key: row.number for row in rows}
     titles = {row.key: row.title for row in rows}
     return [event_line(event, numbers, titles) for event in reversed(events)]
+
+
+def _layer_label(layer: Any) -> str:
+    """How far the parse pipeline had to go ("быстрый путь"), not its code ("fast")."""
+    from dlq.models import StructuredCall
+
+    try:
+        return str(StructuredCall.Outcome(layer).label)
+    except ValueError:
+        return str(layer or "?")
+
+
+def _tool_called_line(data: dict[str, Any]) -> str:
+    """A studio tool's call on the timeline, the tool under the name of its data."""
+    tool = tool_label(str(data.get("name", "?")))
+    if data.get("error"):
+        line = _("studio data: %(tool)s, error: %(error)s") % {
+            "tool": tool,
+            "error": data.get("error"),
+        }
+    elif data.get("truncated"):
+        line = _("studio data: %(tool)s, %(size)s characters, %(shown)s of %(total)s shown") % {
+            "tool": tool,
+            "size": data.get("size", 0),
+            "shown": data.get("shown"),
+            "total": data.get("total"),
+        }
+    else:
+        line = _("studio data: %(tool)s, %(size)s characters") % {
+            "tool": tool,
+            "size": data.get("size", 0),
+        }
+    return line + (" " + _("(from the turn's cache)") if data.get("cached") else "")

@@ -7,11 +7,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _lazy
 
 from core.errors import ApplicationError, ErrorCode
 from crm.card import lead_validators
 from crm.models import InboundMessage
 from crm.services import _lead_call, message_answer_apply, message_replay
+from dlq.fix_form import AnswerForm
 from dlq.models import DeadLetter
 from dlq.sources import ReplaySettle, SourceLink
 from llmkit.parse import ParseOutcome, parse
@@ -31,6 +33,8 @@ def _message(letter: DeadLetter) -> InboundMessage:
 
 
 class InboundMessageSource:
+    label = _lazy("inbound message")
+
     def link(self, letter: DeadLetter) -> SourceLink | None:
         try:
             message = _message(letter)
@@ -48,6 +52,22 @@ class InboundMessageSource:
             if letter.source_id.isdigit()
             and (message := messages.get(int(letter.source_id))) is not None
         }
+
+    def answer_form(self, letter: DeadLetter) -> AnswerForm:
+        """The lead card under the labels the lead's page uses, its intent and product chosen
+        from the lead type's by their names."""
+        from crm.card import lead_card_model
+        from crm.views import CARD_FIELDS
+
+        catalogue = _lead_call(_message(letter)).catalogue
+        return AnswerForm(
+            model=lead_card_model(catalogue),
+            labels={name: str(label) for name, label in CARD_FIELDS},
+            choice_labels={
+                "client_intent": {term.code: term.label for term in catalogue.intents},
+                "product_class": {term.code: term.label for term in catalogue.products},
+            },
+        )
 
     def answer_check(self, letter: DeadLetter, raw: str) -> ParseOutcome:
         from crm.card import lead_card_model

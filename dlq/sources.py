@@ -10,9 +10,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from django.utils.translation import gettext_lazy as _lazy
+
 from core.errors import ApplicationError
 
 if TYPE_CHECKING:
+    from dlq.fix_form import AnswerForm
     from dlq.models import DeadLetter, StructuredCall
     from llmkit.parse import ParseOutcome
 
@@ -43,6 +46,9 @@ class DeadLetterSource(Protocol):
 
     # Optional: `readable_by(letter, user) -> bool`, who without the review permission may
     # read a letter (a producer, the letters of their own briefing).
+    # Optional: `label`, the kind's name for people ("a briefing's turn").
+    # Optional: `answer_form(letter) -> AnswerForm | None`, the answer's schema with labels
+    # in the active language, for the fix editor's form (without it: the JSON editor only).
 
     def replay(self, letter: DeadLetter, settle: ReplaySettle) -> None:
         """Run the original input again through today's prompts and providers; apply the
@@ -51,6 +57,8 @@ class DeadLetterSource(Protocol):
 
 
 _SOURCES: dict[str, DeadLetterSource] = {}
+# Kinds of call that no source registers (nothing to fix them into), by their names for people.
+_KIND_LABELS = {"level1": _lazy("guard check"), "llm_check": _lazy("provider check")}
 
 
 def dead_letter_source_register(kind: str, source: DeadLetterSource) -> None:
@@ -98,6 +106,25 @@ def dead_letter_source(letter: DeadLetter) -> DeadLetterSource:
 
 def dead_letter_supports_actions(letter: DeadLetter) -> bool:
     return letter.source_kind in _SOURCES
+
+
+def dead_letter_kind_label(kind: str) -> str:
+    """A source kind as the review's filters show it ("ход брифинга"), never its code: the
+    source's `label` where it has one."""
+    label = getattr(_SOURCES.get(kind), "label", None) or _KIND_LABELS.get(kind)
+    return str(label) if label is not None else kind.replace("_", " ")
+
+
+def dead_letter_answer_form(letter: DeadLetter) -> AnswerForm | None:
+    """The fix form of `letter`'s answer, where its source describes one and the object the
+    letter belongs to still exists; None leaves the manager the JSON editor."""
+    answer_form = getattr(_SOURCES.get(letter.source_kind), "answer_form", None)
+    if answer_form is None:
+        return None
+    try:
+        return answer_form(letter)
+    except ApplicationError:
+        return None
 
 
 def dead_letter_readable_by(letter: DeadLetter, user: Any) -> bool:

@@ -20,6 +20,14 @@ from django.views.decorators.http import require_GET, require_POST
 from config.http import HtmxHttpRequest
 from core.errors import ApplicationError
 from dlq import services
+from dlq.fix_form import (
+    AnswerForm,
+    answer_start,
+    errors_by_field,
+    errors_unplaced,
+    fix_data_from_post,
+    fix_fields,
+)
 from dlq.help_requests import (
     dead_letter_help_request,
     help_request_of,
@@ -33,6 +41,8 @@ from dlq.selectors import (
     dead_letters_filtered,
 )
 from dlq.sources import (
+    dead_letter_answer_form,
+    dead_letter_kind_label,
     dead_letter_links,
     dead_letter_readable_by,
     dead_letter_source,
@@ -103,7 +113,9 @@ def dead_letters(request: HtmxHttpRequest) -> HttpResponse:
             page_query=urlencode(kept),
             schemas=dead_letter_choices("schema_name"),
             providers=dead_letter_choices("provider"),
-            source_kinds=dead_letter_choices("source_kind"),
+            source_kinds=[
+                (kind, dead_letter_kind_label(kind)) for kind in dead_letter_choices("source_kind")
+            ],
         )
     template = f"{LIST_TEMPLATE}#table" if request.htmx else LIST_TEMPLATE
     return render(request, template, context)
@@ -174,9 +186,15 @@ def _detail_context(
     reason: str = "",
     fix: str | None = None,
     fix_errors: list[dict[str, Any]] | None = None,
+    fix_mode: str = "fields",
+    typed: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     raw_responses = letter.raw_responses or []
     actionable = dead_letter_supports_actions(letter)
+    # The editor starts from the model's last answer: most fixes are a field or two.
+    fix = fix if fix is not None else (raw_responses[-1] if raw_responses else "{}")
+    form = dead_letter_answer_form(letter) if actionable else None
+    field_errors = fix_errors or []
     return {
         "letter": letter,
         "attempts": _attempts(letter),
@@ -189,11 +207,31 @@ def _detail_context(
         "usage": letter.usage or {},
         "error": error,
         "reason": reason,
-        # The editor starts from the model's last answer: most fixes are a field or two.
-        "fix": fix if fix is not None else (raw_responses[-1] if raw_responses else "{}"),
-        "fix_errors": fix_errors or [],
+        "fix": fix,
+        # The JSON view's errors by path; the form's at their inputs, the rest above them.
+        "fix_errors": field_errors if fix_mode == "json" else [],
+        "fix_mode": fix_mode if form else "json",
+        "fix_fields": _fix_form_fields(form, fix, typed, field_errors, fix_mode),
+        "fix_form_errors": errors_unplaced(form, field_errors)
+        if form and fix_mode == "fields"
+        else [],
         "help_request": help_request_of(letter),
     }
+
+
+def _fix_form_fields(
+    form: AnswerForm | None,
+    fix: str,
+    typed: dict[str, str] | None,
+    errors: list[dict[str, Any]],
+    mode: str,
+) -> list[Any]:
+    """The fix form's inputs: what the manager typed after a refused form, else the values of
+    the JSON (the model's last answer, or the JSON the manager tried in the advanced view)."""
+    if form is None:
+        return []
+    placed = errors_by_field(form, errors) if mode == "fields" else {}
+    return fix_fields(form, values=answer_start(fix), typed=typed, errors=placed)
 
 
 @login_required
@@ -231,16 +269,46 @@ def dead_letter_discard(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @permission_required(CHANGE_LETTERS, raise_exception=True)
 @require_POST
 def dead_letter_fix(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """Apply corrected JSON as the accepted answer. Invalid JSON: the errors at their fields,
-    status 400, nothing changed. With htmx the status part is returned."""
+    """Apply a corrected answer as the accepted one: the form's fields, or the raw JSON of the
+    advanced view (`data`). Invalid: the errors at their fields, what was typed kept, status
+    400, nothing changed. With htmx the status part is returned."""
     letter = _get_dead_letter_for_user(request, pk)
-    fix = request.POST.get("data", "")
+    form = None if "data" in request.POST else dead_letter_answer_form(letter)
+    if form is None:
+        fix = request.POST.get("data", "")
+        try:
+            letter = services.dead_letter_fix_apply(dead_letter=letter, data=fix, user=request.user)
+        except ApplicationError as error:
+            letter.refresh_from_db()
+            return _status_response(
+                request, letter, error, fix=fix, fix_errors=error.extra.get("fields"),
+                fix_mode="json",
+            )  # fmt: skip
+        return _status_response(request, letter)
+    posted = fix_data_from_post(form, request.POST)
+    fix = json.dumps(posted.data, ensure_ascii=False, indent=2)
     try:
-        letter = services.dead_letter_fix_apply(dead_letter=letter, data=fix, user=request.user)
+        if posted.blank_required:
+            raise ApplicationError(
+                "required fields are blank",
+                extra={
+                    "fields": [
+                        {"path": name, "message": _("This field is required.")}
+                        for name in posted.blank_required
+                    ]
+                },
+            )
+        letter = services.dead_letter_fix_apply(
+            dead_letter=letter, data=posted.data, user=request.user
+        )
     except ApplicationError as error:
         letter.refresh_from_db()
+        fields = error.extra.get("fields")
+        if fields:
+            # The service's words are for logs; the manager reads theirs beside each input.
+            error = ApplicationError(_("Some fields are not right; see the notes beside them."))
         return _status_response(
-            request, letter, error, fix=fix, fix_errors=error.extra.get("fields")
+            request, letter, error, fix=fix, fix_errors=fields, typed=posted.typed
         )
     return _status_response(request, letter)
 
@@ -292,17 +360,25 @@ def dead_letter_help(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @permission_required(CHANGE_LETTERS, raise_exception=True)
 @require_POST
 def dead_letter_fix_check(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """The fix editor's live check: the errors of the JSON as typed, at their fields."""
+    """The fix editor's live check: the errors of the JSON as typed, at their fields; for the
+    form (no `data`), the errors under the labels of their inputs."""
     letter = _get_dead_letter_for_user(request, pk)
+    form = None if "data" in request.POST else dead_letter_answer_form(letter)
+    data: Any = request.POST.get("data", "")
+    if form is not None:
+        data = fix_data_from_post(form, request.POST).data
     try:
-        outcome = services.dead_letter_fix_check(
-            dead_letter=letter, data=request.POST.get("data", "")
-        )
+        outcome = services.dead_letter_fix_check(dead_letter=letter, data=data)
     except ApplicationError as error:
         errors = [{"path": "", "message": error.message}]
     else:
         errors = [e.as_dict() for e in outcome.errors]
-    return render(request, f"{DETAIL_TEMPLATE}#fix-errors", {"fix_errors": errors})
+    if form is None:
+        return render(request, f"{DETAIL_TEMPLATE}#fix-errors", {"fix_errors": errors})
+    labels = {f.name: f.label for f in fix_fields(form)}
+    for error in errors:
+        error["label"] = labels.get(str(error.get("path", "")).split(".", 1)[0], "")
+    return render(request, f"{DETAIL_TEMPLATE}#fix-form-check", {"fix_form_check": errors})
 
 
 @login_required

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET
 from config.http import HtmxHttpRequest
 from dlq.digest import weekly_digest_build
 from dlq.figures import turn_figures
-from dlq.ledger import LedgerRow, ledger_by_pool, turn_shares
+from dlq.ledger import ONE_CHAIN, LedgerRow, ledger_by_pool, turn_shares
 from dlq.models import StructuredCall
 from dlq.rollups import ledger_rows
 from dlq.selectors import (
@@ -324,7 +324,10 @@ def _ledger_charts(rows: list[LedgerRow], days: list[str]) -> list[Chart]:
     cell = {(row.day.isoformat(), row.pool): row for row in rows}
 
     def per_day(value) -> list[Series]:
-        return [Series(pool, [value(cell.get((day, pool))) for day in days]) for pool in pools]
+        return [
+            Series(_pool_label(pool), [value(cell.get((day, pool))) for day in days])
+            for pool in pools
+        ]
 
     per_pool = ledger_by_pool(rows)
     shares = turn_shares(per_pool)
@@ -354,7 +357,7 @@ def _ledger_charts(rows: list[LedgerRow], days: list[str]) -> list[Chart]:
             kind="bar",
             unit="%",
             axis="pool",
-            labels=[row.pool for row in per_pool],
+            labels=[_pool_label(row.pool) for row in per_pool],
             counts=[row.calls for row in per_pool],
             series=[
                 Series(_("share of turns"), [_percent(shares.get(r.pool)) for r in per_pool]),
@@ -364,15 +367,20 @@ def _ledger_charts(rows: list[LedgerRow], days: list[str]) -> list[Chart]:
     ]
 
 
+def _pool_label(pool: str) -> str:
+    """A pool by its name; the calls made with no pools under words, not "(one chain)"."""
+    return _("one chain") if pool == ONE_CHAIN else pool
+
+
 def _ledger_headline(rows: list[LedgerRow]) -> list[tuple[str, str, str]]:
     cost = sum((row.cost for row in rows), Decimal(0))
     prompt = sum(row.prompt_tokens for row in rows)
     cached = sum(row.cached_tokens for row in rows)
     return [
-        ("cost", "Model cost", _text(float(cost), "money")),
+        ("cost", _("Model cost"), _text(float(cost), "money")),
         (
             "cached_share",
-            "Cached prompt tokens",
+            _("Cached prompt tokens"),
             _text(_percent(cached / prompt if prompt else None), "%"),
         ),
     ]
@@ -415,7 +423,7 @@ def _cached_input_rows(rows: list[dict[str, Any]]) -> list[list[str]]:
     return [
         [
             row["provider"],
-            row["pool"],
+            _pool_label(row["pool"]),
             str(row["calls"]),
             str(row["calls_without_usage"]),
             str(row["prompt_tokens"]),
@@ -444,31 +452,35 @@ def _headline(figures: dict[str, Any]) -> list[dict[str, str]]:
     tokens = figures["tokens"]
     failovers = figures["failovers"]
     items = [
-        ("total", "Calls", str(figures["total"])),
-        ("parsed_share", "Parsed", _text(_percent(figures["parsed_share"]), "%")),
+        ("total", _("Calls"), str(figures["total"])),
+        ("parsed_share", _("Parsed"), _text(_percent(figures["parsed_share"]), "%")),
         (
             "dead_lettered_share",
-            "Dead-lettered",
+            _("Dead-lettered"),
             _text(_percent(figures["outcomes"]["failed"]["share"]), "%"),
         ),
-        ("retry_share", "Retried", _text(_percent(figures["retry_share"]), "%")),
-        ("latency_p50", "Latency p50", _text(latency["p50"], "ms")),
-        ("latency_p95", "Latency p95", _text(latency["p95"], "ms")),
-        ("latency_p99", "Latency p99", _text(figures["latency_ms_p99"], "ms")),
+        ("retry_share", _("Retried"), _text(_percent(figures["retry_share"]), "%")),
+        ("latency_p50", _("Latency p50"), _text(latency["p50"], "ms")),
+        ("latency_p95", _("Latency p95"), _text(latency["p95"], "ms")),
+        ("latency_p99", _("Latency p99"), _text(figures["latency_ms_p99"], "ms")),
         (
             "failovers",
-            "Failovers",
+            _("Failovers"),
             f"{failovers['count']} ({_text(_percent(failovers['share']), '%')})",
         ),
-        ("prompt_mean", "Prompt tokens per call", _text(_rounded(tokens["prompt_mean"]), "tokens")),
+        (
+            "prompt_mean",
+            _("Prompt tokens per call"),
+            _text(_rounded(tokens["prompt_mean"]), "tokens"),
+        ),
         (
             "completion_mean",
-            "Completion tokens per call",
+            _("Completion tokens per call"),
             _text(_rounded(tokens["completion_mean"]), "tokens"),
         ),
         (
             "cacheable_prefix_share",
-            "Cacheable prefix",
+            _("Cacheable prefix"),
             _text(_percent(tokens["cacheable_prefix_share"]), "%"),
         ),
     ]

@@ -3,6 +3,7 @@ active language ({{ name|field_label:stage_key }}, {{ key|lock_label }}, {{ key|
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -30,6 +31,17 @@ def field_labels(names: Iterable[str], stage_key: str = "") -> str:
 @register.filter
 def memory_fact_label(kind: str) -> str:
     return labels.memory_fact_label(kind)
+
+
+@register.filter
+def tool_label(name: str) -> str:
+    return labels.tool_label(name)
+
+
+@register.filter
+def as_json(value: Any) -> str:
+    """A value as JSON (a tool call's arguments), not as Python writes a dict."""
+    return json.dumps(value, ensure_ascii=False)
 
 
 @register.filter

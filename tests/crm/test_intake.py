@@ -330,3 +330,33 @@ def test_a_nul_in_a_card_from_the_model_or_a_fix_is_dropped_not_a_database_error
     )
     broken.refresh_from_db()
     assert (broken.status, broken.lead.client_name) == (Status.LEAD, "Иван")
+
+
+def test_a_lead_card_letter_is_fixed_through_a_form_of_labelled_inputs(
+    receive, scripted_model, manager, client
+):
+    """The fix form offers the lead type's intents and products by their names, and a budget
+    written as a person writes it is read like a model's ("3 млн")."""
+    scripted_model.answers("Sure! The client wants a car.")
+    message = receive(REQUEST)
+    letter = DeadLetter.objects.get(source_kind="inbound_message", source_id=str(message.pk))
+    client.force_login(manager)
+    page = client.get(f"/dlq/dead-letters/{letter.pk}/").content.decode()
+    assert '<label for="fix-budget_rub">Budget, ₽</label>' in page
+    assert '<option value="new_project">' in page
+    assert '<option value="new_project">new_project</option>' not in page  # a name, not code
+    posted = {
+        "field-client_intent": "new_project",
+        "field-product_class": "video",
+        "field-budget_rub": "3 млн",
+        "field-urgency_days": "14",
+        "field-needs_call_back": "true",
+        "field-phones": "+7 916 123-45-67",
+        "field-summary": GOOD_CARD["summary"],
+    }
+    response = client.post(f"/dlq/dead-letters/{letter.pk}/fix/", posted)
+    assert response.status_code == 302, response.content.decode()[-3000:]
+    message.refresh_from_db()
+    assert message.status == Status.LEAD
+    assert (message.lead.budget_rub, message.lead.needs_call_back) == (3_000_000, True)
+    assert message.lead.phones == ["+79161234567"]

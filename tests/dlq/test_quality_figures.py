@@ -124,7 +124,7 @@ def test_the_page_shows_the_turn_tool_and_cache_figures_of_the_known_rows(
         ["provider", "pool", "calls", "calls without reported usage", "input tokens",
          "cached input tokens", "cached share"],
         ["gigachat-max", "strong", "1", "0", "500", "500", "100.0%"],
-        ["openai", "(one chain)", "1", "1", "0", "0", "–"],
+        ["openai", "one chain", "1", "1", "0", "0", "–"],
         ["openai-fast", "fast", "3", "1", "2000", "600", "30.0%"],
     ]  # fmt: skip
 

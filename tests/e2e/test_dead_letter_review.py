@@ -3,8 +3,6 @@ the briefing advance."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from django.db import transaction
 
@@ -42,8 +40,14 @@ def test_a_manager_fixes_a_dead_letter_and_the_briefing_advances(live_server, pa
             # The biggest group first; open it, then its dead letter.
             page.locator("tbody tr").first.locator("a").first.click()
             page.locator(f"a[href='/dlq/dead-letters/{letter.pk}/']").click()
-            page.fill("#fix-data", json.dumps(FIXED_INTRO, ensure_ascii=False))
-            page.get_by_role("button", name="Apply").click()
+            # The stage's fields as labelled inputs, not JSON to hand-write.
+            form = page.locator("#fix-form")
+            form.get_by_label("Message to the client").fill(FIXED_INTRO["message"])
+            form.get_by_label("Client name", exact=True).fill(FIXED_INTRO["clientName"])
+            form.get_by_label("Contact", exact=True).fill(FIXED_INTRO["contact"])
+            form.get_by_label("Project type", exact=True).fill(FIXED_INTRO["projectType"])
+            form.get_by_label("The stage is complete").check()
+            form.get_by_role("button", name="Apply").click()
             page.locator(".dl-status.fixed").wait_for()
 
             page.goto(f"{live_server.url}/briefings/{project.pk}/")
