@@ -11,7 +11,7 @@ from django.urls import reverse
 from core.errors import ApplicationError, ErrorCode
 from crm.card import lead_validators
 from crm.models import InboundMessage
-from crm.services import _lead_call, message_answer_apply, message_replay
+from crm.services import lead_call_for, message_answer_apply, message_replay
 from dlq.models import DeadLetter
 from dlq.sources import ReplaySettle, SourceLink
 from llmkit.parse import ParseOutcome, parse
@@ -52,7 +52,7 @@ class InboundMessageSource:
     def answer_check(self, letter: DeadLetter, raw: str) -> ParseOutcome:
         from crm.card import lead_card_model
 
-        call = _lead_call(_message(letter))
+        call = lead_call_for(_message(letter))
         target = lead_card_model(call.catalogue)  # today's lead type, as a replay reads
         return parse(raw, target, validators=[lead_validators(call)])
 

@@ -277,7 +277,8 @@ def _language(message: InboundMessage) -> str:
     return language if language in LANGUAGES else "en"
 
 
-def _lead_call(message: InboundMessage) -> LeadCall:
+def lead_call_for(message: InboundMessage) -> LeadCall:
+    """One message as its reading sees it (also what `crm_score` reads, without storing)."""
     visible, _ = model_input(message.body_text, limit=settings.CRM_MODEL_INPUT_CHARS)
     return LeadCall(
         text=visible,
@@ -304,7 +305,7 @@ def _read(message: InboundMessage) -> tuple[StructuredResult, Any]:
     """One lead-card call through the structured-output engine, recorded (a failure becomes
     a dead letter of this message), at the engine's temperatures like every structured
     call: 0.3, then 0.0 for the retry. Replays of its dead letters read the same way."""
-    call = _lead_call(message)
+    call = lead_call_for(message)
     prompt = lead_prompt(
         subject=message.subject, text=call.text, sender=message.sender, language=call.language,
         catalogue=call.catalogue,
