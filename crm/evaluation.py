@@ -80,8 +80,10 @@ def mail_score(path: Path, expected: Mapping[str, Any]) -> MailScore:
         subject=inbound.subject, body_text=inbound.body_text, received_at=inbound.received_at,
     )  # fmt: skip
     call = lead_call_for(message)
-    raw = lead_read(call.full_text, today=call.today, language=call.language,
-                    catalogue=call.catalogue)  # fmt: skip
+    raw = lead_read(
+        call.full_text, today=call.today, language=call.language, catalogue=call.catalogue,
+        sender=call.sender,
+    )  # fmt: skip
     card = lead_card_model(call.catalogue).model_validate(raw)
     refused = [f"{e.path}: {e.message}" for e in lead_validators(call)(card, {})]
     values = _card_values(card.model_dump())

@@ -56,9 +56,10 @@ from crm.mail import (
     raw_content_hash,
 )
 from crm.models import InboundMessage, Lead, LeadContact, LeadType
+from crm.reading import budget_find
 from crm.selectors import SOURCE_KIND, lead_briefing_findings, lead_catalogue
 from dlq.services import llm_pools, structured_run
-from llmkit.extract import find_deadlines, find_emails, find_money, find_phones, normalise_email
+from llmkit.extract import find_deadlines, find_emails, find_phones, normalise_email
 from llmkit.language import detect_language
 from llmkit.parse import parse
 from llmkit.structured import StructuredResult
@@ -287,6 +288,7 @@ def lead_call_for(message: InboundMessage) -> LeadCall:
         # Terms ("by the end of the month") count from the day the message arrived.
         today=timezone.localdate(message.received_at),
         catalogue=lead_catalogue(),
+        sender=message.sender,
     )
 
 
@@ -482,7 +484,9 @@ def _lead_upsert(
         lead.client_intent = card.client_intent
         lead.lead_type = catalogue.code
     lead.language = _language(message)
-    for name in ("client_name", "product_class", "budget_rub", "urgency_days"):
+    if card.budget_amount is not None:  # an amount and its currency change together
+        lead.budget_amount, lead.budget_currency = card.budget_amount, card.budget_currency or ""
+    for name in ("client_name", "product_class", "urgency_days"):
         value = getattr(card, name)
         if value not in (None, ""):
             setattr(lead, name, value)
@@ -523,9 +527,10 @@ def _evidence(message: InboundMessage, card: LeadCard, *, by: str) -> dict[str, 
     sender = _client_address(message.sender)
     if sender and sender not in card.emails:
         spans[f"emails:{sender}"] = f"sender: {message.sender}"
-    if card.budget_rub is not None:
-        spans["budget_rub"] = next(
-            (m.text for m in find_money(text) if m.value == card.budget_rub), ""
+    if card.budget_amount is not None:
+        budget = budget_find(text, language=_language(message))
+        spans["budget_amount"] = (
+            budget.text if budget and budget.amount == card.budget_amount else ""
         )
     if card.urgency_days is not None:
         found = find_deadlines(text, today=timezone.localdate(message.received_at))
