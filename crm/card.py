@@ -513,7 +513,9 @@ def lead_validators(call: LeadCall):
         if card.client_name and _only_in(card.client_name, ordered, request):
             errors.append(_not_said("client_name", card.client_name, in_order=True))
         if card.urgency_days is not None and not (
-            _URGENT.search(request) or find_deadlines(request, today=call.today)
+            _URGENT.search(request)
+            or find_deadlines(request, today=call.today)
+            or urgency_days(request, today=call.today, language=call.language)
         ):
             errors.append(
                 FieldError(

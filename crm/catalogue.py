@@ -62,10 +62,9 @@ class Catalogue:
     def read(self, text: str) -> tuple[str, str | None]:
         """(intent code, product code or None) of a message, by the catalogue's words: the
         first intent (in order) whose words are in it; else the product-only intent when a
-        product is named; else the fallback. The product is the one the message names most
-        (its main subject; "архивные фото" inside a film request is a detail), the first
-        named on a tie. An intent that does not read products (a job application) drops
-        the product."""
+        product is named; else the fallback. The product is its main subject
+        (`main_product`: "архивные фото" inside a film request is a detail). An intent that
+        does not read products (a job application) drops the product."""
         matcher = _matcher(self)
         found = matcher.found(text)
         product = self.main_product(found)
@@ -78,11 +77,18 @@ class Catalogue:
         return intent.code, product.code if product else None
 
     def main_product(self, found: Found) -> Term | None:
-        named = [p for p in self.products if p.code in found.products]
-        if not named:
-            return None
-        return min(named, key=lambda p: (-len(found.evidence[("product", p.code)]),
-                                         found.evidence[("product", p.code)][0][0]))  # fmt: skip
+        """The product the message is about. The catalogue lists products specific first
+        ("video podcast" is a podcast, "съёмка конференции" event filming), so the most
+        specific one named wins, unless a later one is named at least twice as often and
+        twice more ("корпоративний фільм: інтерв'ю, зйомки … архівні фото" is a film)."""
+        best: Term | None = None
+        best_count = 0
+        for product in self.products:
+            count = len(found.evidence.get(("product", product.code), ()))
+            outweighs = count >= max(2 * best_count, best_count + 2)
+            if count and (best is None or outweighs):
+                best, best_count = product, count
+        return best
 
     def intent(self, code: str) -> Term | None:
         return next((i for i in self.intents if i.code == code), None)

@@ -33,8 +33,8 @@ class Budget:
 
 # "£6k", "GBP 6,000", "6 000 фунтов": the pounds the shared reader has no currency for.
 _POUNDS = re.compile(
-    r"(?:£|\bgbp\s?)(?P<a>\d[\d,.\s]*?\d|\d)\s?(?P<ka>k|к|m)?\b"
-    r"|\b(?P<b>\d[\d,.\s]*?\d|\d)\s?(?P<kb>k|к|тис\.?|тыс\.?|m)?\s?"
+    r"(?:£|\bgbp\s?)(?P<a>\d(?:[\d,.]|\s(?=\d))*)\s?(?P<ka>k|к|m)?\b"
+    r"|\b(?P<b>\d(?:[\d,.]|\s(?=\d))*)\s?(?P<kb>k|к|тис\.?|тыс\.?|m)?\s?"
     r"(?:£|gbp\b|pounds?\b|quid\b|фунт\w*)",
     re.IGNORECASE,
 )
@@ -199,6 +199,10 @@ def urgency_days(text: str, *, today: datetime.date, language: str) -> int | Non
     findings = deadlines_find(text, today=today, language=language)
     days: list[int] = []
     for index, finding in enumerate(findings):
+        if not (any(ch.isdigit() for ch in finding.text) or _TERM_CUE.search(
+            text[max(0, finding.start - 12) : finding.end]
+        )):  # fmt: skip
+            continue  # "хоча минув місяць" names a month gone by, not a term
         following = findings[index + 1] if index + 1 < len(findings) else None
         if following and 0 <= following.start - finding.end <= 3:
             continue  # "п'ятниці, 18 грудня": the date says which Friday
@@ -208,6 +212,14 @@ def urgency_days(text: str, *, today: datetime.date, language: str) -> int | Non
         if delta >= 0:
             days.append(max(delta, 1))
     return min(days) if days else None
+
+
+# A date or a period is a term when it has a number or a preposition of time before it.
+_TERM_CUE = re.compile(
+    r"\b(?:к|ко|до|по|через|на|не\s+позже|не\s+пізніше|протягом|в\s+течение|by|before|until"
+    r"|till|within|in|next|this|on|наступн\w*|следующ\w*|эт\w+|ц\w+)\b",
+    re.IGNORECASE,
+)
 
 
 def _past(value: datetime.date, today: datetime.date) -> bool:
