@@ -129,8 +129,9 @@ class LeadSerializer(serializers.ModelSerializer):
         model = Lead
         fields = [
             "id", "status", "channel", "client_name", "language", "client_intent",
-            "product_class", "budget_rub", "urgency_days", "needs_call_back", "phones",
-            "emails", "summary", "created_at", "last_message_at", "project",
+            "product_class", "budget_amount", "budget_currency", "urgency_days",
+            "needs_call_back", "phones", "emails", "summary", "created_at", "last_message_at",
+            "project",
         ]  # fmt: skip
 
 

@@ -10,7 +10,16 @@ import dj_database_url
 from celery.schedules import crontab
 from csp.constants import NONE, SELF
 
-from core.env import EnvError, env_bool, env_float, env_int, env_list, env_str, env_text
+from core.env import (
+    EnvError,
+    currency_rates,
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    env_text,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -429,6 +438,11 @@ CRM_MAX_TOKENS = env_int("CRM_MAX_TOKENS", 400)
 # "studio" (a production studio, the default) or "dealer" (the first seed's car dealer), or
 # one an administrator added.
 CRM_LEAD_TYPE = env_str("CRM_LEAD_TYPE", "studio")
+# The studio's currency, and what one unit of another currency is worth in it
+# ("USD=92.5,EUR=99,UAH=2.2"): the lead list filters and sorts budgets by amount in the
+# studio's currency only for the currencies given here, never by a guessed rate.
+CRM_STUDIO_CURRENCY = env_str("CRM_STUDIO_CURRENCY", "RUB").upper()
+CRM_CURRENCY_RATES = currency_rates(env_str("CRM_CURRENCY_RATES", ""), name="CRM_CURRENCY_RATES")
 # The shared secret a web form posts as its `token` (empty: the form endpoint is closed).
 CRM_FORM_TOKEN = env_str("CRM_FORM_TOKEN", "")
 # The HMAC-SHA256 key of the messenger webhook's X-Signature (empty: the webhook is closed).

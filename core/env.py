@@ -109,3 +109,22 @@ def env_list(
     if value is None:
         return list(default)
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def currency_rates(text: str, *, name: str) -> dict[str, float]:
+    """ "USD=92.5, EUR=99" → {"USD": 92.5, "EUR": 99.0}: ISO 4217 codes and positive rates;
+    anything else is an error naming the variable (a wrong rate would sort money wrongly)."""
+    rates: dict[str, float] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        code, _, rate = item.partition("=")
+        code = code.strip().upper()
+        try:
+            value = float(rate)
+        except ValueError:
+            value = 0.0
+        if len(code) != 3 or not code.isalpha() or not (value > 0 and value < float("inf")):
+            raise EnvError(f"{name}: {item!r} is not CODE=RATE (e.g. USD=92.5)")
+        rates[code] = value
+    return rates

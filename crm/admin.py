@@ -47,7 +47,7 @@ class LeadIntentInline(admin.StackedInline):
     extra = 0
     fields = (
         ("code", "label", "position"), "description", ("words_ru", "words_uk", "words_en"),
-        ("fallback", "product_only", "reads_product"),
+        ("fallback", "product_only", "reads_product", "is_request"),
     )  # fmt: skip
 
 
@@ -111,7 +111,13 @@ class LeadTermAdmin(admin.ModelAdmin):
 
 @admin.register(LeadIntent)
 class LeadIntentAdmin(LeadTermAdmin):
-    list_display = (*LeadTermAdmin.list_display, "fallback", "product_only", "reads_product")
+    list_display = (
+        *LeadTermAdmin.list_display,
+        "fallback",
+        "product_only",
+        "reads_product",
+        "is_request",
+    )
 
 
 @admin.register(LeadProduct)
@@ -125,8 +131,8 @@ class LeadAdmin(BackOfficeLinkMixin, NoEditMixin, admin.ModelAdmin):
 
     back_office_text = _("The lead's page")
     list_display = (
-        "last_message_at", "client_name", "client_intent", "product_class", "budget_rub",
-        "urgency_days", "needs_call_back", "channel", "status",
+        "last_message_at", "client_name", "client_intent", "product_class", "budget_amount",
+        "budget_currency",        "urgency_days", "needs_call_back", "channel", "status",
     )  # fmt: skip
     list_filter = (
         "status", "lead_type", "client_intent", "product_class", "needs_call_back", "channel",

@@ -15,7 +15,16 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, create_model, field_validator
 
 from crm.catalogue import Catalogue, builtin_catalogue
-from llmkit.extract import find_deadlines, find_emails, find_money, find_phones, normalise_phone
+from crm.reading import (
+    amounts_said,
+    budget_find,
+    call_back_wanted,
+    phones_find,
+    signature_name,
+    urgency_days,
+)
+from crm.reply import mail_parts
+from llmkit.extract import find_deadlines, find_emails, find_phones, normalise_phone
 from llmkit.fields import EmailAddress, PhoneE164, StructuredModel
 from llmkit.guard import normalise
 from llmkit.guard.english import EN_FORGET_TOLD, EN_IGNORE
@@ -46,8 +55,14 @@ class LeadCard(StructuredModel):
     product_class: str | None = Field(
         default=None, max_length=NAME_MAX, description="What the client asks for"
     )
-    budget_rub: int | None = Field(
-        default=None, ge=0, le=BUDGET_MAX, description="The budget in roubles"
+    budget_amount: int | None = Field(
+        default=None, ge=0, le=BUDGET_MAX, description="The budget as written, in its currency"
+    )
+    budget_currency: str | None = Field(
+        default=None,
+        pattern=r"^[A-Z]{3}$",
+        description="The budget's currency, ISO 4217 (RUB, UAH, USD, EUR, GBP); null when the "
+        "client names none",
     )
     urgency_days: int | None = Field(
         default=None, ge=1, le=URGENCY_MAX_DAYS, description="Within how many days it is needed"
@@ -112,8 +127,16 @@ Rules:
 - Never invent values: a phone, e-mail, budget or deadline must be written in the message.
 - client_intent: the first of the intents below that fits; product_class: what the client
   asks for, from the products below, or null when none is named.
+- Read values from the client's new text and signature only: a quoted earlier message (">",
+  "On ... wrote:", "... пишет:", a "From:/Sent:" block) is context, never the client's
+  phones, e-mails, dates or call-back.
+- budget_amount and budget_currency: the client's budget as written ("$8k" is 8000 USD,
+  "300к грн" 300000 UAH); a price the sender sells at is no budget.
+- needs_call_back: true only when the client asks to be called; "не звоните", "only e-mail"
+  are false.
 - urgency_days: within how many days the client needs it (1..90), from dates or terms in
-  the message; null when none is given.
+  the client's own request that are ahead of the message's date; a past date is history and
+  a promotion's deadline is no urgency; null when none is given.
 - summary: one short sentence, at most 200 characters, in the message's language."""
 
 
@@ -137,6 +160,7 @@ class LeadCall:
     language: str
     today: datetime.date
     catalogue: Catalogue
+    sender: str = ""  # the address replies go to: its domain hints the phones' country
 
 
 @functools.lru_cache(maxsize=8)
@@ -282,7 +306,7 @@ _POLITE = re.compile(r",?\s*\b(?:please|pls|пожалуйста|будь\s+ла
 _CARD_LABEL = re.compile(
     r"^\W*(?:summary|lead\s+summary|резюме|сводка|итог|описание\s+лида|підсумок"
     r"|опис\s+ліда)\s*[:=\-—]"
-    r"|\b(?:client_intent|client_name|product_class|budget_rub|urgency_days|needs_call_back)\b"
+    r"|\b(?:client_intent|client_name|product_class|budget_rub|budget_amount|budget_currency|urgency_days|needs_call_back)\b"
     r"|[\"'](?:phones|emails|summary)[\"']\s*:",
 )
 # Sentences in the first person are the client speaking, even after an injected order.
@@ -384,52 +408,57 @@ def has_instructions(text: str) -> bool:
 
 # --- the rules agent's reading ----------------------------------------------------------------
 
-_CALL_BACK = re.compile(
-    r"перезвон|позвоните|\bзвоните|свяжитесь .{0,20}по телефону|наберите|передзвон"
-    r"|зателефонуйте|дзвоніть"
-    r"|call (me )?back|give me a call|please call|phone me",
-    re.IGNORECASE,
-)
 _URGENT = re.compile(r"срочн|как можно скорее|терміново|якнайшвидше|urgent|asap", re.IGNORECASE)
 _NAME = re.compile(
-    r"(?i:меня зовут|мене звати|my name is|с уважением,?|з повагою,?|regards,?)"
-    r"\s+([A-ZА-ЯЁІЇЄҐ][a-zа-яёіїєґ'-]+(?:\s+[A-ZА-ЯЁІЇЄҐ][a-zа-яёіїєґ'-]+)?)",
+    r"(?i:меня зовут|мене звати|мене звуть|my name is|i'm|i am|с уважением,?|з повагою,?"
+    r"|regards,?)\s+([A-ZА-ЯЁІЇЄҐ][a-zа-яёіїєґ'-]+(?:\s+[A-ZА-ЯЁІЇЄҐ][a-zа-яёіїєґ'-]+)?)",
 )
 
 
 def lead_read(
-    text: str, *, today: datetime.date, language: str, catalogue: Catalogue | None = None
+    text: str,
+    *,
+    today: datetime.date,
+    language: str,
+    catalogue: Catalogue | None = None,
+    sender: str = "",
 ) -> dict[str, Any]:
     """A lead card from the extractors and the catalogue's words alone (no model); the
-    catalogue the platform ships by default when none is given."""
+    catalogue the platform ships by default when none is given. Values come from the
+    sender's own words (`crm.reply`): a quoted or forwarded-over message is never read."""
     catalogue = catalogue or builtin_catalogue()
+    parts = mail_parts(text)
     # Nothing is read from an order inside the message: no phone, e-mail, name, term,
     # intent or product.
-    request = sentences_without_instructions(text)
-    intent, product = catalogue.read(request)
-    money = [m for m in find_money(request) if m.currency in (None, "RUB")]
-    urgency = None
-    for deadline in find_deadlines(request, today=today):
-        days = (deadline.value - today).days
-        if days >= 0:  # "by the end of the month" on its last day is still a term: 1 day
-            urgency = min(max(days, 1), URGENCY_MAX_DAYS)
-            break
-    if urgency is None and _URGENT.search(request):
+    request = sentences_without_instructions(parts.new_text)
+    signature = sentences_without_instructions(parts.signature)
+    own = f"{request}\n\n{signature}" if signature.strip() else request
+    intent_code, product = catalogue.read(request)
+    intent = catalogue.intent(intent_code)
+    is_request = intent is None or intent.is_request
+    budget = budget_find(request, language=language) if is_request else None
+    urgency = urgency_days(request, today=today, language=language) if is_request else None
+    if urgency is None and is_request and _URGENT.search(request):
         urgency = 1
-    name = _NAME.search(request)
+    intro = _NAME.search(request)
+    signed = signature_name(signature)
+    # The signature names the sender in full; "Меня зовут Дима" only when it is no longer.
+    name = signed if signed and (not intro or len(signed) >= len(intro.group(1))) else None
+    name = name or (intro.group(1) if intro else None)
     # The summary: the first sentence that says what is wanted, else the first real one.
     sentences = [s.strip() for s in _SENTENCE_END.split(request) if s.strip()]
     first_line = next((s for s in sentences if catalogue.names_anything(s)), "")
     first_line = first_line or next((s for s in sentences if len(s) > 20), request.strip())
     return {
-        "client_intent": intent,
-        "client_name": name.group(1) if name else None,
+        "client_intent": intent_code,
+        "client_name": name,
         "product_class": product,
-        "budget_rub": money[0].value if money else None,
-        "urgency_days": urgency,
-        "needs_call_back": bool(_CALL_BACK.search(request)),
-        "phones": list(dict.fromkeys(p.value for p in find_phones(request))),
-        "emails": list(dict.fromkeys(e.value for e in find_emails(request))),
+        "budget_amount": budget.amount if budget else None,
+        "budget_currency": budget.currency if budget else None,
+        "urgency_days": min(urgency, URGENCY_MAX_DAYS) if urgency else None,
+        "needs_call_back": is_request and call_back_wanted(request),
+        "phones": phones_find(own, language=language, sender=sender),
+        "emails": list(dict.fromkeys(e.value for e in find_emails(own))),
         "summary": first_line[:SUMMARY_MAX],
     }
 
@@ -442,8 +471,9 @@ def lead_rules_responder(call: LeadCall) -> Responder:
         if turn.schema is None or turn.schema.get("title") != SCHEMA_NAME:
             return None
         return lead_read(
-            call.full_text, today=call.today, language=call.language, catalogue=call.catalogue
-        )
+            call.full_text, today=call.today, language=call.language, catalogue=call.catalogue,
+            sender=call.sender,
+        )  # fmt: skip
 
     return respond
 
@@ -455,12 +485,14 @@ def lead_validators(call: LeadCall):
     """Semantic checks: phones, e-mails and the budget must be written in the client's own
     words (not only in an order to the reader inside the message), urgency must come from
     the client's request, and the summary must not repeat an order."""
-    request, orders = split_instructions(call.full_text)
+    # The client's own words: a quoted earlier message holds no value of theirs.
+    request, orders = split_instructions(mail_parts(call.full_text).own)
     ordered = "\n".join(orders)
 
     def check(card: LeadCard, _context: Mapping[str, Any]) -> list[FieldError]:
         errors: list[FieldError] = []
         said_phones = {p.value for p in find_phones(request)}
+        said_phones |= set(phones_find(request, language=call.language, sender=call.sender))
         ordered_phones = {p.value for p in find_phones(ordered)}
         for index, phone in enumerate(card.phones):
             normal = normalise_phone(phone)
@@ -473,15 +505,17 @@ def lead_validators(call: LeadCall):
             if email not in said_emails:
                 in_order = email in ordered_emails
                 errors.append(_not_said(f"emails.{index}", email, in_order=in_order))
-        if card.budget_rub is not None and card.budget_rub not in {
-            m.value for m in find_money(request)
-        }:
-            in_order = card.budget_rub in {m.value for m in find_money(ordered)}
-            errors.append(_not_said("budget_rub", card.budget_rub, in_order=in_order))
+        if card.budget_amount is not None and card.budget_amount not in amounts_said(
+            request, language=call.language
+        ):
+            in_order = card.budget_amount in amounts_said(ordered, language=call.language)
+            errors.append(_not_said("budget_amount", card.budget_amount, in_order=in_order))
         if card.client_name and _only_in(card.client_name, ordered, request):
             errors.append(_not_said("client_name", card.client_name, in_order=True))
         if card.urgency_days is not None and not (
-            _URGENT.search(request) or find_deadlines(request, today=call.today)
+            _URGENT.search(request)
+            or find_deadlines(request, today=call.today)
+            or urgency_days(request, today=call.today, language=call.language)
         ):
             errors.append(
                 FieldError(
@@ -545,7 +579,7 @@ def card_is_empty(card: LeadCard, catalogue: Catalogue) -> bool:
     return (
         card.client_intent == catalogue.fallback.code
         and not card.product_class
-        and card.budget_rub is None
+        and card.budget_amount is None
         and card.urgency_days is None
         and not card.needs_call_back
         and not card.phones

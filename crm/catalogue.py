@@ -27,6 +27,9 @@ class Term:
     fallback: bool = False
     product_only: bool = False
     reads_product: bool = True
+    # Off for messages that sell to the business (spam, a supplier's pitch): their prices,
+    # promotion deadlines and "call us" are no client's budget, term or call-back.
+    is_request: bool = True
 
 
 @dataclass(frozen=True)
@@ -59,11 +62,12 @@ class Catalogue:
     def read(self, text: str) -> tuple[str, str | None]:
         """(intent code, product code or None) of a message, by the catalogue's words: the
         first intent (in order) whose words are in it; else the product-only intent when a
-        product is named; else the fallback. An intent that does not read products (a job
-        application) drops the product."""
+        product is named; else the fallback. The product is its main subject
+        (`main_product`: "архивные фото" inside a film request is a detail). An intent that
+        does not read products (a job application) drops the product."""
         matcher = _matcher(self)
         found = matcher.found(text)
-        product = next((p for p in self.products if p.code in found.products), None)
+        product = self.main_product(found)
         intent = next((i for i in self.intents if i.code in found.intents), None)
         if intent is None and product is not None:
             intent = next((i for i in self.intents if i.product_only), None)
@@ -71,6 +75,23 @@ class Catalogue:
         if not intent.reads_product:
             product = None
         return intent.code, product.code if product else None
+
+    def main_product(self, found: Found) -> Term | None:
+        """The product the message is about. The catalogue lists products specific first
+        ("video podcast" is a podcast, "съёмка конференции" event filming), so the most
+        specific one named wins, unless a later one is named at least twice as often and
+        twice more ("корпоративний фільм: інтерв'ю, зйомки … архівні фото" is a film)."""
+        best: Term | None = None
+        best_count = 0
+        for product in self.products:
+            count = len(found.evidence.get(("product", product.code), ()))
+            outweighs = count >= max(2 * best_count, best_count + 2)
+            if count and (best is None or outweighs):
+                best, best_count = product, count
+        return best
+
+    def intent(self, code: str) -> Term | None:
+        return next((i for i in self.intents if i.code == code), None)
 
     def names_anything(self, text: str) -> bool:
         """Whether any intent's or product's words are in the text (a sentence that says
@@ -93,6 +114,7 @@ def catalogue_from_data(data: Mapping[str, Any]) -> Catalogue:
             fallback=item.get("fallback", False),
             product_only=item.get("product_only", False),
             reads_product=item.get("reads_product", True),
+            is_request=item.get("is_request", True),
         )
 
     return Catalogue(
@@ -179,6 +201,9 @@ class _Pattern:
 class Found:
     intents: frozenset[str]
     products: frozenset[str]
+    # (kind, code) -> [(position of the word, the words matched)], in text order: the
+    # evidence each candidate was read from.
+    evidence: Mapping[tuple[str, str], list[tuple[int, str]]]
 
 
 _PHRASE_WORD = re.compile(r"([^\W_]+(?:['’][^\W_]+)?)(\*?)")
@@ -218,7 +243,7 @@ class _Matcher:
     def found(self, text: str) -> Found:
         words = tokens(text)
         forms = [lemmas(word) for word in words]
-        hits: set[tuple[str, str]] = set()
+        evidence: dict[tuple[str, str], list[tuple[int, str]]] = {}
         for index, token_forms in enumerate(forms):
             candidates = [
                 pattern
@@ -226,12 +251,16 @@ class _Matcher:
                 for pattern in (*self.by_form.get(form, ()), *self.by_start.get(form[:2], ()))
             ]
             candidates += self.by_word.get(words[index], ())
+            matched: set[tuple[str, str]] = set()  # one piece of evidence per word
             for pattern in candidates:
-                if pattern.owner not in hits and _matches(pattern, words, forms, index):
-                    hits.add(pattern.owner)
+                if pattern.owner not in matched and _matches(pattern, words, forms, index):
+                    matched.add(pattern.owner)
+                    said = " ".join(words[index : index + len(pattern.parts)])
+                    evidence.setdefault(pattern.owner, []).append((index, said))
         return Found(
-            intents=frozenset(code for kind, code in hits if kind == "intent"),
-            products=frozenset(code for kind, code in hits if kind == "product"),
+            intents=frozenset(code for kind, code in evidence if kind == "intent"),
+            products=frozenset(code for kind, code in evidence if kind == "product"),
+            evidence=evidence,
         )
 
 

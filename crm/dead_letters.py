@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _lazy
 from core.errors import ApplicationError, ErrorCode
 from crm.card import lead_validators
 from crm.models import InboundMessage
-from crm.services import _lead_call, message_answer_apply, message_replay
+from crm.services import lead_call_for, message_answer_apply, message_replay
 from dlq.fix_form import AnswerForm
 from dlq.models import DeadLetter
 from dlq.sources import ReplaySettle, SourceLink
@@ -59,7 +59,7 @@ class InboundMessageSource:
         from crm.card import lead_card_model
         from crm.views import CARD_FIELDS
 
-        catalogue = _lead_call(_message(letter)).catalogue
+        catalogue = lead_call_for(_message(letter)).catalogue
         return AnswerForm(
             model=lead_card_model(catalogue),
             labels={name: str(label) for name, label in CARD_FIELDS},
@@ -72,7 +72,7 @@ class InboundMessageSource:
     def answer_check(self, letter: DeadLetter, raw: str) -> ParseOutcome:
         from crm.card import lead_card_model
 
-        call = _lead_call(_message(letter))
+        call = lead_call_for(_message(letter))
         target = lead_card_model(call.catalogue)  # today's lead type, as a replay reads
         return parse(raw, target, validators=[lead_validators(call)])
 

@@ -78,6 +78,11 @@ class LeadIntent(LeadTerm):
         default=True, help_text="Off where a product named is not what the client asks for "
         "(a job applicant's skill, a spammer's offer)."
     )  # fmt: skip
+    is_request = models.BooleanField(
+        "a request to the business", default=True,
+        help_text="Off for messages that sell to the business (spam, a supplier's pitch): "
+        "no budget, term or call-back is read from them.",
+    )  # fmt: skip
 
     class Meta(LeadTerm.Meta):
         constraints = [
@@ -127,7 +132,10 @@ class Lead(models.Model):
     lead_type = models.CharField(max_length=50, blank=True)
     client_intent = models.CharField(max_length=50, db_index=True)
     product_class = models.CharField(max_length=200, blank=True, db_index=True)
-    budget_rub = models.PositiveBigIntegerField(null=True, blank=True)
+    # The budget as the client gave it: an amount in its currency (ISO 4217). Leads are
+    # compared across currencies only through CRM_CURRENCY_RATES, never by a guessed rate.
+    budget_amount = models.PositiveBigIntegerField(null=True, blank=True)
+    budget_currency = models.CharField(max_length=3, blank=True, db_index=True)
     urgency_days = models.PositiveSmallIntegerField(null=True, blank=True, db_index=True)
     needs_call_back = models.BooleanField(default=False, db_index=True)
     phones = models.JSONField(default=list, blank=True)

@@ -10,8 +10,8 @@ from django.db.models import Q
 from crm.models import Lead
 from studio.records import PastLead
 
-FIELDS = ("id", "summary", "product_class", "client_intent", "budget_rub", "created_at",
-          "emails", "phones")  # fmt: skip
+FIELDS = ("id", "summary", "product_class", "client_intent", "budget_amount", "budget_currency",
+          "created_at", "emails", "phones")  # fmt: skip
 
 
 def _past(lead: Lead) -> PastLead:
@@ -20,7 +20,8 @@ def _past(lead: Lead) -> PastLead:
         summary=lead.summary,
         product_class=lead.product_class,
         client_intent=lead.client_intent,
-        budget_rub=lead.budget_rub,
+        budget_amount=lead.budget_amount,
+        budget_currency=lead.budget_currency,
         created_at=lead.created_at,
         emails=tuple(str(e) for e in lead.emails or []),
         phones=tuple(str(p) for p in lead.phones or []),

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.db.models import F, Q, QuerySet
+from django.db.models import Case, F, FloatField, Q, QuerySet, Value, When
 from django.utils import timezone
 
 from crm.catalogue import Catalogue, Term, builtin_catalogue, words_split
@@ -64,6 +64,7 @@ def _catalogue_load(lead_type: LeadType) -> Catalogue:
             fallback=i.fallback,
             product_only=i.product_only,
             reads_product=i.reads_product,
+            is_request=i.is_request,
         )
         for i in lead_type.intents.order_by("position", "id")
     )
@@ -99,10 +100,32 @@ def lead_labels(leads: list[Lead]) -> list[Lead]:
     return leads
 
 
+def budget_rates() -> dict[str, float]:
+    """What one unit of each comparable currency is worth in the studio's: the studio's own
+    and those CRM_CURRENCY_RATES gives, nothing guessed."""
+    return {**settings.CRM_CURRENCY_RATES, settings.CRM_STUDIO_CURRENCY: 1.0}
+
+
+def _budget_in_studio_currency():
+    """The budget in the studio's currency where its currency has a rate, else NULL."""
+    return Case(
+        *(
+            When(budget_currency=code, then=F("budget_amount") * Value(rate))
+            for code, rate in budget_rates().items()
+        ),
+        default=Value(None),
+        output_field=FloatField(),
+    )
+
+
 def leads_filtered(params: dict[str, str]) -> QuerySet[Lead]:
     """The leads matching the list's validated filters, newest message first; with
-    `queue=call_back` the call-back queue, most urgent first."""
-    leads = Lead.objects.all()
+    `queue=call_back` the call-back queue, most urgent first. `budget_min` (in the studio's
+    currency) and `sort=budget` compare only budgets whose currency has a rate: the others
+    are left out of the filter and sorted last."""
+    leads = Lead.objects.annotate(budget_studio=_budget_in_studio_currency())
+    if params.get("budget_min"):
+        leads = leads.filter(budget_studio__gte=int(params["budget_min"]))
     if params["intent"]:
         leads = leads.filter(client_intent=params["intent"])
     if params.get("product"):
@@ -122,6 +145,8 @@ def leads_filtered(params: dict[str, str]) -> QuerySet[Lead]:
             .exclude(status=Lead.Status.CLOSED)
             .order_by(F("urgency_days").asc(nulls_last=True), "-last_message_at", "-id")
         )
+    if params.get("sort") == "budget":
+        return leads.order_by(F("budget_studio").desc(nulls_last=True), "-last_message_at", "-id")
     return leads.order_by("-last_message_at", "-id")
 
 
@@ -187,10 +212,12 @@ def lead_deadline(lead: Lead, *, today: date) -> str | None:
 
 def lead_briefing_findings(lead: Lead, *, today: date) -> dict[str, Any]:
     """What the lead's card says of the budget and the deadline, as the briefing's pre-parse
-    names them (the card's budget is in roubles)."""
+    names them (the card's budget in its currency)."""
     findings: dict[str, Any] = {}
-    if lead.budget_rub is not None:
-        findings.update(budget=lead.budget_rub, currency="RUB")
+    if lead.budget_amount is not None:
+        findings["budget"] = lead.budget_amount
+        if lead.budget_currency:
+            findings["currency"] = lead.budget_currency
     deadline = lead_deadline(lead, today=today)
     if deadline:
         findings["deadline"] = deadline

@@ -56,9 +56,10 @@ from crm.mail import (
     raw_content_hash,
 )
 from crm.models import InboundMessage, Lead, LeadContact, LeadType
+from crm.reading import budget_find
 from crm.selectors import SOURCE_KIND, lead_briefing_findings, lead_catalogue
 from dlq.services import llm_pools, structured_run
-from llmkit.extract import find_deadlines, find_emails, find_money, find_phones, normalise_email
+from llmkit.extract import find_deadlines, find_emails, find_phones, normalise_email
 from llmkit.language import detect_language
 from llmkit.parse import parse
 from llmkit.structured import StructuredResult
@@ -277,7 +278,8 @@ def _language(message: InboundMessage) -> str:
     return language if language in LANGUAGES else "en"
 
 
-def _lead_call(message: InboundMessage) -> LeadCall:
+def lead_call_for(message: InboundMessage) -> LeadCall:
+    """One message as its reading sees it (also what `crm_score` reads, without storing)."""
     visible, _ = model_input(message.body_text, limit=settings.CRM_MODEL_INPUT_CHARS)
     return LeadCall(
         text=visible,
@@ -286,6 +288,7 @@ def _lead_call(message: InboundMessage) -> LeadCall:
         # Terms ("by the end of the month") count from the day the message arrived.
         today=timezone.localdate(message.received_at),
         catalogue=lead_catalogue(),
+        sender=message.sender,
     )
 
 
@@ -304,7 +307,7 @@ def _read(message: InboundMessage) -> tuple[StructuredResult, Any]:
     """One lead-card call through the structured-output engine, recorded (a failure becomes
     a dead letter of this message), at the engine's temperatures like every structured
     call: 0.3, then 0.0 for the retry. Replays of its dead letters read the same way."""
-    call = _lead_call(message)
+    call = lead_call_for(message)
     prompt = lead_prompt(
         subject=message.subject, text=call.text, sender=message.sender, language=call.language,
         catalogue=call.catalogue,
@@ -481,7 +484,9 @@ def _lead_upsert(
         lead.client_intent = card.client_intent
         lead.lead_type = catalogue.code
     lead.language = _language(message)
-    for name in ("client_name", "product_class", "budget_rub", "urgency_days"):
+    if card.budget_amount is not None:  # an amount and its currency change together
+        lead.budget_amount, lead.budget_currency = card.budget_amount, card.budget_currency or ""
+    for name in ("client_name", "product_class", "urgency_days"):
         value = getattr(card, name)
         if value not in (None, ""):
             setattr(lead, name, value)
@@ -522,9 +527,10 @@ def _evidence(message: InboundMessage, card: LeadCard, *, by: str) -> dict[str, 
     sender = _client_address(message.sender)
     if sender and sender not in card.emails:
         spans[f"emails:{sender}"] = f"sender: {message.sender}"
-    if card.budget_rub is not None:
-        spans["budget_rub"] = next(
-            (m.text for m in find_money(text) if m.value == card.budget_rub), ""
+    if card.budget_amount is not None:
+        budget = budget_find(text, language=_language(message))
+        spans["budget_amount"] = (
+            budget.text if budget and budget.amount == card.budget_amount else ""
         )
     if card.urgency_days is not None:
         found = find_deadlines(text, today=timezone.localdate(message.received_at))

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required, permission_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
@@ -28,6 +29,7 @@ from crm import services
 from crm.catalogue import Catalogue
 from crm.models import InboundMessage, Lead
 from crm.selectors import (
+    budget_rates,
     human_queue_messages,
     human_queue_page,
     lead_catalogue,
@@ -50,13 +52,16 @@ QUEUE_PAGE_SIZE = 20
 EXCERPT_CHARS = 300
 # Longer bodies are shown folded: a mail thread with its quotes would bury the page.
 BODY_FOLD_CHARS = 1500
-LEAD_FILTERS = ("intent", "product", "urgency", "call_back", "channel", "status")
+LEAD_FILTERS = (
+    "intent", "product", "urgency", "call_back", "channel", "status", "budget_min", "sort",
+)  # fmt: skip
 # The card's fields in reading order, with the labels the pages show.
 CARD_FIELDS = [
     ("client_intent", _lazy("intent")),
     ("client_name", _lazy("client name")),
     ("product_class", _lazy("product")),
-    ("budget_rub", _lazy("budget, ₽")),
+    ("budget_amount", _lazy("budget")),
+    ("budget_currency", _lazy("currency")),
     ("urgency_days", _lazy("within, days")),
     ("needs_call_back", _lazy("call back")),
     ("phones", _lazy("phones")),
@@ -71,6 +76,7 @@ PATTERN_ERRORS = {
 FORM_TEXT_FIELDS = [name for name, _ in CARD_FIELDS if name != "needs_call_back"]
 _LIST_SEPARATORS = re.compile(r"[,;\n]+")
 _DAYS = re.compile(r"[0-9]{1,5}")
+_AMOUNT = re.compile(r"[0-9]{1,15}")
 _ID = re.compile(r"[0-9]{1,18}")
 _DIGIT_SPACES = re.compile(r"[\s\u00a0\u202f_]")
 
@@ -106,7 +112,10 @@ def _lead_params(request: HtmxHttpRequest, catalogue: Catalogue) -> dict[str, st
         "call_back": given["call_back"] in ("yes", "no"),
         "channel": given["channel"] in InboundMessage.Channel.values,
         "status": given["status"] in Lead.Status.values,
+        "budget_min": bool(_AMOUNT.fullmatch(given["budget_min"])),
+        "sort": given["sort"] == "budget",
     }
+    given["budget_min"] = given["budget_min"].replace(" ", "")
     params = {name: value if known[name] else "" for name, value in given.items()}
     params["queue"] = "call_back" if request.GET.get("queue") == "call_back" else ""
     return params
@@ -134,7 +143,9 @@ def lead_list(request: HtmxHttpRequest) -> HttpResponse:
         "statuses": Lead.Status.choices,
         "channels": InboundMessage.Channel.choices,
         "human_count": human_queue_messages().count(),
-        "filtered": any(params[name] for name in LEAD_FILTERS),
+        "filtered": any(params[name] for name in LEAD_FILTERS if name != "sort"),
+        "studio_currency": settings.CRM_STUDIO_CURRENCY,
+        "rated_currencies": sorted(budget_rates()),
     }
     template = f"{LIST_TEMPLATE}#table" if request.htmx else LIST_TEMPLATE
     return render(request, template, context)
@@ -337,7 +348,8 @@ def _initial_form(message: InboundMessage, catalogue: Catalogue) -> LeadByHandFo
             "client_intent": text("client_intent") or catalogue.fallback.code,
             "client_name": text("client_name") or message.sender_name,
             "product_class": text("product_class"),
-            "budget_rub": text("budget_rub"),
+            "budget_amount": text("budget_amount"),
+            "budget_currency": text("budget_currency"),
             "urgency_days": text("urgency_days"),
             "needs_call_back": bool(read.get("needs_call_back")),
             "phones": lines("phones") or (normalise_phone(message.sender or "") or ""),
@@ -371,7 +383,8 @@ def _form_from_post(post) -> tuple[LeadByHandForm, dict[str, Any]]:
         "client_intent": values["client_intent"] or None,
         "client_name": values["client_name"] or None,
         "product_class": values["product_class"] or None,
-        "budget_rub": _number(values["budget_rub"]),
+        "budget_amount": _number(values["budget_amount"]),
+        "budget_currency": values["budget_currency"].upper() or None,
         "urgency_days": _number(values["urgency_days"]),
         "needs_call_back": values["needs_call_back"],
         "phones": _split(values["phones"]),

@@ -361,7 +361,15 @@ def model_trouble_seed(manager: Any) -> None:
         answers(server, card[:-1] + ",}")
         inbound_receive(*hatch)
         card = card_for(lease[4])
-        answers(server, {**card, "budget_rub": "6 000 000 RUB", "needs_call_back": "yes"})
+        answers(
+            server,
+            {
+                **card,
+                "budget_amount": "6 000 000",
+                "budget_currency": "RUB",
+                "needs_call_back": "yes",
+            },
+        )
         inbound_receive(*lease)
         # The first answer invents a phone; the retry gets a 502 and fails over to the rules
         # agent, which reads the card right.

@@ -127,7 +127,8 @@ def _gather() -> dict[str, tuple[ClientFacts, list[str]]]:
         if not line:
             continue
         extra = [lead.product_class] if lead.product_class and lead.summary else []
-        extra += [f"budget {_money(lead.budget_rub, 'RUB')}"] if lead.budget_rub else []
+        if lead.budget_amount:
+            extra += [f"budget {_money(lead.budget_amount, lead.budget_currency)}"]
         line = f"{lead.created_at.strftime('%Y-%m')} {line}" + (
             f" ({', '.join(extra)})" if extra else ""
         )

@@ -29,7 +29,8 @@ class PastLead:
     summary: str
     product_class: str
     client_intent: str
-    budget_rub: int | None
+    budget_amount: int | None
+    budget_currency: str  # ISO 4217, "" when the client named none
     created_at: datetime.datetime
     emails: tuple[str, ...]
     phones: tuple[str, ...]

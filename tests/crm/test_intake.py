@@ -35,7 +35,7 @@ def test_a_request_becomes_a_lead_card_with_evidence(receive):
     message = receive(REQUEST)
     assert message.status == Status.LEAD
     lead = message.lead
-    assert (lead.client_intent, lead.product_class, lead.budget_rub) == (
+    assert (lead.client_intent, lead.product_class, lead.budget_amount) == (
         "new_project",
         "video",
         3_000_000,
@@ -44,13 +44,13 @@ def test_a_request_becomes_a_lead_card_with_evidence(receive):
     assert lead.phones == ["+79161234567"]
     assert lead.client_name == "Иван"
     assert lead.language == "ru"
-    assert lead.evidence["budget_rub"] == {
+    assert lead.evidence["budget_amount"] == {
         "message": message.pk,
         "by": "rules",
         "evidence": "3 млн рублей",
     }
     assert lead.evidence["phones:+79161234567"]["evidence"] == "+7 916 123-45-67"
-    assert message.extracted["budget_rub"] == 3_000_000
+    assert message.extracted["budget_amount"] == 3_000_000
 
 
 def test_the_same_message_twice_is_stored_and_read_once(receive):
@@ -93,7 +93,7 @@ def test_a_known_phone_or_email_attaches_to_the_lead_with_history(receive):
     }
     # A later message asking nothing new keeps what the first said.
     first.lead.refresh_from_db()
-    assert (first.lead.product_class, first.lead.budget_rub) == ("video", 3_000_000)
+    assert (first.lead.product_class, first.lead.budget_amount) == ("video", 3_000_000)
     # Each contact keeps the message it was read from; the header address says so.
     assert lead.evidence["phones:+79030001122"]["message"] == by_email.pk
     assert lead.evidence["emails:ivan@example.ru"] == {
@@ -168,7 +168,8 @@ def test_a_lead_starts_one_briefing_with_name_contact_and_language(receive, mana
 GOOD_CARD = {
     "client_intent": "new_project",
     "product_class": "video",
-    "budget_rub": 3000000,
+    "budget_amount": 3000000,
+    "budget_currency": "RUB",
     "urgency_days": 14,
     "needs_call_back": True,
     "phones": ["+79161234567"],
@@ -187,14 +188,14 @@ def test_a_broken_answer_is_a_dead_letter_a_fix_makes_the_lead_once(
     assert letter.raw_input == REQUEST
     with pytest.raises(ApplicationError) as invalid:
         dead_letter_fix_apply(
-            dead_letter=letter, data={**GOOD_CARD, "budget_rub": 9_000_000}, user=manager
+            dead_letter=letter, data={**GOOD_CARD, "budget_amount": 9_000_000}, user=manager
         )
-    assert [f["path"] for f in invalid.value.extra["fields"]] == ["budget_rub"]
+    assert [f["path"] for f in invalid.value.extra["fields"]] == ["budget_amount"]
     dead_letter_fix_apply(dead_letter=letter, data=GOOD_CARD, user=manager)
     message.refresh_from_db()
     assert message.status == Status.LEAD
-    assert message.lead.budget_rub == 3_000_000
-    assert message.lead.evidence["budget_rub"]["by"] == "manager fix"
+    assert message.lead.budget_amount == 3_000_000
+    assert message.lead.evidence["budget_amount"]["by"] == "manager fix"
     with pytest.raises(ApplicationError):
         dead_letter_fix_apply(dead_letter=letter, data=GOOD_CARD, user=manager)
     assert Lead.objects.count() == 1
@@ -224,7 +225,7 @@ def test_instructions_inside_a_mail_are_data(receive, scripted_model):
         "I'd like the price of a podcast recording, my phone +7 903 111 22 33"
     )
     # Without a model: the rules agent does not read the instruction as a request.
-    scripted = {**GOOD_CARD, "product_class": "podcast", "budget_rub": None}
+    scripted = {**GOOD_CARD, "product_class": "podcast", "budget_amount": None}
     scripted_model.answers(
         {**scripted, "urgency_days": 1, "phones": ["+79031112233"]},
         {**scripted, "urgency_days": None, "phones": ["+79031112233"]},
@@ -305,12 +306,12 @@ def test_a_later_greeting_keeps_the_leads_summary(receive):
 def test_values_longer_than_the_leads_columns_are_field_errors_not_database_errors(
     receive, scripted_model
 ):
-    too_long = {**GOOD_CARD, "product_class": "видеоролик " * 30, "budget_rub": 2**70}
+    too_long = {**GOOD_CARD, "product_class": "видеоролик " * 30, "budget_amount": 2**70}
     scripted_model.answers(too_long, too_long)
     message = receive(REQUEST)
     assert message.status == Status.DEAD_LETTERED
     letter = DeadLetter.objects.get(source_kind="inbound_message", source_id=str(message.pk))
-    assert {e["path"] for e in letter.errors} >= {"product_class", "budget_rub"}
+    assert {e["path"] for e in letter.errors} >= {"product_class", "budget_amount"}
 
 
 def test_a_nul_in_a_card_from_the_model_or_a_fix_is_dropped_not_a_database_error(

@@ -72,7 +72,7 @@ def budget_stage(project: Project) -> StageRun:
 def test_the_cards_budget_and_deadline_fill_the_budget_stage(manager_client, receive):
     message = receive(REQUEST)
     lead = message.lead
-    assert (lead.budget_rub, lead.urgency_days) == (450_000, 14)
+    assert (lead.budget_amount, lead.urgency_days) == (450_000, 14)
     project = start(manager_client, lead)
     stage = budget_stage(project)
     due = (timezone.localdate(message.received_at) + datetime.timedelta(days=14)).isoformat()
@@ -109,7 +109,7 @@ def test_the_bot_does_not_ask_the_budget_or_the_deadline_again(
 
 
 def test_only_the_budget_leaves_the_deadline_to_ask(manager_client):
-    lead = make_lead(client_name="Олег", budget_rub=300_000)
+    lead = make_lead(client_name="Олег", budget_amount=300_000, budget_currency="RUB")
     stage = budget_stage(start(manager_client, lead))
     assert stage.fields == {"budget": 300_000, "currency": "RUB"}
     assert stage.status == StageRun.Status.PENDING

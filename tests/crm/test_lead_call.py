@@ -12,7 +12,8 @@ PURCHASE = "Нужен промо-ролик, бюджет 3 млн рублей
 CARD = {
     "client_intent": "new_project",
     "product_class": "video",
-    "budget_rub": 3_000_000,
+    "budget_amount": 3_000_000,
+    "budget_currency": "RUB",
     "urgency_days": None,
     "needs_call_back": True,
     "phones": ["+79161234567"],

@@ -140,7 +140,7 @@ def test_the_rules_agent_reads_a_studio_mail_for_why_and_what(receive, language,
 
 def test_a_studio_request_keeps_its_budget_phone_and_summary(receive):
     lead = receive(MAILS["ru", "request"][0]).lead
-    assert (lead.budget_rub, lead.phones) == (2_000_000, ["+79051112233"])
+    assert (lead.budget_amount, lead.phones) == (2_000_000, ["+79051112233"])
     assert lead.summary.startswith("Нужен ролик к запуску морса")
 
 

@@ -114,7 +114,7 @@ def test_the_signature_gives_the_name_after_an_injected_paragraph(receive):
 def card(phone: str, summary: str) -> dict:
     return {
         "client_intent": "purchase", "client_name": None, "product_class": "crossover",
-        "budget_rub": None, "urgency_days": None, "needs_call_back": False,
+        "budget_amount": None, "urgency_days": None, "needs_call_back": False,
         "phones": [phone], "emails": [], "summary": summary,
     }  # fmt: skip
 

@@ -75,7 +75,7 @@ def test_the_mailbox_poll_stores_reads_and_only_then_marks_seen(
     assert InboundMessage.objects.count() == 5
     by_id = {m.external_id: m for m in InboundMessage.objects.all()}
     html = by_id["lead-2@example.ru"]
-    assert (html.body_source, html.lead.product_class, html.lead.budget_rub) == (
+    assert (html.body_source, html.lead.product_class, html.lead.budget_amount) == (
         "html",
         "crossover",
         3_000_000,

@@ -241,7 +241,7 @@ def test_the_lead_page_shows_each_value_with_its_evidence_and_every_message(
     response = manager_client.get(reverse("crm:lead_detail", args=[first.lead_id]))
     assert response.status_code == 200
     html = response.content.decode()
-    budget = html[html.index('id="field-budget_rub"') : html.index('id="field-urgency_days"')]
+    budget = html[html.index('id="field-budget_amount"') : html.index('id="field-urgency_days"')]
     assert "3000000" in budget
     assert "<mark>3 млн рублей</mark>" in budget
     assert f'href="{reverse("crm:message_detail", args=[first.pk])}"' in budget
@@ -253,7 +253,7 @@ def test_the_lead_page_shows_each_value_with_its_evidence_and_every_message(
     assert html.index(f'id="message-{first.pk}"') < html.index(f'id="message-{second.pk}"')
     assert "Меня зовут Иван</pre>" in html
     assert "the last 1000 were cut for the model" in html
-    assert "<dt>budget, ₽</dt><dd>3000000</dd>" in html
+    assert "<dt>budget</dt><dd>3000000</dd>" in html
     assert "Start a briefing" in html
 
 
@@ -358,7 +358,8 @@ CARD = {
     "client_intent": "new_project",
     "client_name": "Анна",
     "product_class": "video",
-    "budget_rub": "1 500 000",
+    "budget_amount": "1 500 000",
+    "budget_currency": "RUB",
     "urgency_days": "7",
     "needs_call_back": "on",
     "phones": "8 916 111-22-33,\n+7 903 111 22 33",
@@ -378,7 +379,7 @@ def test_creating_a_lead_by_hand_reads_the_form_into_a_lead(manager_client, mana
         "Анна",
         "video",
     )
-    assert (lead.budget_rub, lead.urgency_days, lead.needs_call_back) == (1_500_000, 7, True)
+    assert (lead.budget_amount, lead.urgency_days, lead.needs_call_back) == (1_500_000, 7, True)
     assert lead.phones == ["+79161112233", "+79031112233"]
     assert lead.emails == ["anna@example.ru"]  # the sender's address
     assert lead.created_by == manager
@@ -408,7 +409,7 @@ def test_creating_a_lead_by_hand_with_htmx_replaces_the_queue_item(manager_clien
 @pytest.mark.parametrize("htmx", [False, True])
 def test_an_invalid_card_comes_back_with_errors_at_their_fields(manager_client, receive, htmx):
     message = receive(GREETING)
-    data = {**CARD, "phones": "+7 916 111-22-33\n12345", "budget_rub": "a lot"}
+    data = {**CARD, "phones": "+7 916 111-22-33\n12345", "budget_amount": "a lot"}
     response = manager_client.post(
         reverse("crm:message_create_lead", args=[message.pk]), data, **(HTMX if htmx else {})
     )
@@ -420,7 +421,7 @@ def test_an_invalid_card_comes_back_with_errors_at_their_fields(manager_client, 
     ]
     assert "12345: not a phone number" in phones
     budget = html[
-        html.index(f'id="f-{message.pk}-budget_rub"') : html.index(
+        html.index(f'id="f-{message.pk}-budget_amount"') : html.index(
             f'id="f-{message.pk}-urgency_days"'
         )
     ]

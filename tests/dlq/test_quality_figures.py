@@ -269,7 +269,8 @@ def test_a_replay_of_a_briefing_on_the_strong_model_goes_to_the_strong_pool(
 CARD = {
     "client_intent": "new_project",
     "product_class": "video",
-    "budget_rub": 3_000_000,
+    "budget_amount": 3_000_000,
+    "budget_currency": "RUB",
     "urgency_days": None,
     "needs_call_back": True,
     "phones": ["+79161234567"],
@@ -304,7 +305,16 @@ def test_a_lead_reading_and_its_replay_go_to_the_simple_routes_pool(
     assert failed.status == InboundMessage.Status.DEAD_LETTERED
     letter = DeadLetter.objects.get(source_kind=LEAD_SOURCE, source_id=str(failed.pk))
     assert (letter.call.pool, letter.provider) == ("fast", "openai-fast")
-    _answers(fast, {**CARD, "budget_rub": 2_000_000, "needs_call_back": False, "phones": []})
+    _answers(
+        fast,
+        {
+            **CARD,
+            "budget_amount": 2_000_000,
+            "budget_currency": "RUB",
+            "needs_call_back": False,
+            "phones": [],
+        },
+    )
     letter = _replay(letter, manager, django_capture_on_commit_callbacks)
     assert letter.status == DeadLetter.Status.REPLAYED
     replayed = _replayed_call(letter)

@@ -96,7 +96,8 @@ def test_a_manager_starts_a_leads_briefing_for_a_producer_picked_by_name(
     petrov = user_in_group("petrov", "Producers", first_name="Пётр", last_name="Петров")
     lead = Lead.objects.create(
         channel=InboundMessage.Channel.FORM, client_intent="new_project", language="ru",
-        client_name="Светлана Гурьева", product_class="event_filming", budget_rub=450_000,
+        client_name="Светлана Гурьева", product_class="event_filming", budget_amount=450_000,
+        budget_currency="RUB",
         last_message_at=datetime.datetime.now(datetime.UTC),
     )  # fmt: skip
     base = live_server.url

@@ -73,7 +73,8 @@ def test_the_snapshot_gathers_briefs_and_works_and_renders_the_same_bytes_again(
 
     lead = Lead.objects.create(
         last_message_at=timezone.now(), channel="mail", client_intent="quote_request",
-        summary="Смета на осенний ролик", product_class="video", budget_rub=700000,
+        summary="Смета на осенний ролик", product_class="video", budget_amount=700000,
+        budget_currency="RUB",
         emails=["oleg@polar-berry.ru"],
     )  # fmt: skip
     Lead.objects.filter(pk=lead.pk).update(

@@ -1,0 +1,231 @@
+"""The rules agent's readers of one inbound message's values, on the sender's own words
+(`crm.reply`): money in any currency, the call-back wish with its negations, phones in the
+sender's country, the name from the signature, and the client's own future dates. The
+briefing reader's parts (amounts, dates, contacts) do the parsing; this module decides
+which finding is the client's."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass
+
+import phonenumbers
+
+from briefing.reader.amounts import amount_role, amounts_find
+from briefing.reader.contacts import contacts_find
+from briefing.reader.dates import deadlines_find
+from llmkit.extract.numbers import parse_number
+
+# The currencies a card holds (ISO 4217). The briefing reader names RUB, UAH, USD and EUR;
+# pounds are read here, since the studio works with British clients too.
+CURRENCIES = ("RUB", "UAH", "USD", "EUR", "GBP")
+# A budget said with no currency is in the money of the message's language, where it has one.
+LANGUAGE_CURRENCY = {"ru": "RUB", "uk": "UAH"}
+
+
+@dataclass(frozen=True)
+class Budget:
+    amount: int
+    currency: str | None
+    text: str
+
+
+# "£6k", "GBP 6,000", "6 000 фунтов": the pounds the shared reader has no currency for.
+_POUNDS = re.compile(
+    r"(?:£|\bgbp\s?)(?P<a>\d(?:[\d,.]|\s(?=\d))*)\s?(?P<ka>k|к|m)?\b"
+    r"|\b(?P<b>\d(?:[\d,.]|\s(?=\d))*)\s?(?P<kb>k|к|тис\.?|тыс\.?|m)?\s?"
+    r"(?:£|gbp\b|pounds?\b|quid\b|фунт\w*)",
+    re.IGNORECASE,
+)
+# "полмиллиона", "пів мільйона", "half a million": a half of a magnitude.
+_HALF_MAGNITUDE = re.compile(
+    r"\b(?:пол|полу|пів|півміль|half\s+a)\s*-?\s*(?P<unit>миллион\w*|мільйон\w*|million|"
+    r"лям\w*)",
+    re.IGNORECASE,
+)
+_CLAUSE = re.compile(r"[.!?;\n]")
+
+
+def _amount_number(text: str, magnitude: str | None) -> int | None:
+    value = parse_number(re.sub(r"[\s,]", "", text).replace(",", "."))
+    if value is None:
+        return None
+    scale = {"k": 1_000, "к": 1_000, "m": 1_000_000}.get((magnitude or "").lower()[:1], 1)
+    if magnitude and magnitude.lower().startswith(("тис", "тыс")):
+        scale = 1_000
+    return round(value * scale)
+
+
+def _amounts(text: str, *, language: str) -> list[tuple[int, str | None, int, int]]:
+    """Every amount (value, currency, start, end): the briefing reader's, with pounds and
+    "полмиллиона" it has no reading for."""
+    found: list[tuple[int, str | None, int, int]] = list(amounts_find(text, language=language))
+    for match in _POUNDS.finditer(text):
+        number, magnitude = (match.group("a"), match.group("ka")) if match.group("a") else (
+            match.group("b"), match.group("kb"))  # fmt: skip
+        value = _amount_number(number, magnitude)
+        if value:
+            found = [f for f in found if f[3] <= match.start() or f[2] >= match.end()]
+            found.append((value, "GBP", match.start(), match.end()))
+    for match in _HALF_MAGNITUDE.finditer(text):
+        if not any(f[2] <= match.start() < f[3] for f in found):
+            found.append((500_000, None, match.start(), match.end()))
+    return sorted(found, key=lambda f: f[2])
+
+
+def amounts_said(text: str, *, language: str) -> set[int]:
+    """The amounts written in a text (what a model's budget must be one of)."""
+    return {value for value, *_ in _amounts(text, language=language)}
+
+
+def budget_find(text: str, *, language: str) -> Budget | None:
+    """The client's budget: an amount the text calls a budget ("budget is around £6k",
+    "маємо 60 000 гривень"), else one with a currency that is no price. An amount said with
+    no currency takes the language's ("около полумиллиона" in Russian is roubles)."""
+    best: tuple[int, Budget] | None = None
+    for value, currency, start, end in _amounts(text, language=language):
+        clause_start = max((m.end() for m in _CLAUSE.finditer(text, 0, start)), default=0)
+        role = amount_role(text, start, end, clause_start=clause_start)
+        rank = {"budget": 0, "mention": 1}.get(role)
+        if rank is None or value <= 0 or (rank and currency is None):
+            continue  # a price, or a number with neither a currency nor a budget cue
+        budget = Budget(value, currency or LANGUAGE_CURRENCY.get(language), text[start:end])
+        if best is None or rank < best[0]:
+            best = (rank, budget)
+    return best[1] if best else None
+
+
+# --- call-back --------------------------------------------------------------------------------
+# A call asked for, in the client's words: an imperative to call, waiting for or thanking in
+# advance for a call, "please call".
+_CALL_WANTED = re.compile(
+    r"перезвон\w*|позвон\w*\s+(?:мне|нам)|позвоните|\bзвоните\b|наберите|жду\s+(?:вашего\s+)?"
+    r"звонка|ждем\s+(?:вашего\s+)?звонка|ждём\s+(?:вашего\s+)?звонка|благодар\w+\s+за\s+звон"
+    r"|свяжитесь\s+.{0,20}по\s+телефону|передзвон\w*|зателефонуйте|подзвоніть|дзвоніть"
+    r"|чекаю\s+(?:на\s+)?(?:вашого\s+)?дзвінка|чекаю\s+на\s+дзвінок|вдячн\w+\s+за\s+дзвінок"
+    r"|\bcall\s+(?:me|us)\b|call\s+(?:me\s+)?back|give\s+(?:me|us)\s+a\s+(?:call|ring)"
+    r"|please\s+(?:call|phone|ring)|phone\s+me|ring\s+me|(?:await|expect)\w*\s+your\s+call"
+    r"|grateful\s+for\s+a\s+call|appreciate\s+a\s+call",
+    re.IGNORECASE,
+)
+# A call refused: "не звоните", "звонить не нужно", "телефонувати не треба", "don't call",
+# "only e-mail", "только письменно", "лише пошта".
+_CALL_REFUSED = re.compile(
+    r"\bне\s+(?:надо\s+|нужно\s+|стоит\s+|треба\s+|потрібно\s+)?(?:звон\w*|позвон\w*"
+    r"|перезван\w*|дзвон\w*|дзвоніть|телефон\w*|зателефон\w*|передзвон\w*)"
+    r"|(?:звонить|звонки|дзвонити|телефонувати|дзвінки)\s+(?:мне\s+|мені\s+)?(?:не\s+"
+    r"(?:нужно|надо|стоит|треба|потрібно|варто)|не\s+надо)"
+    r"|без\s+(?:звонков|дзвінків)"
+    r"|(?:только|лише|лишь|тільки)\s+(?:по\s+)?(?:почт\w*|пошт\w*|письменно|письмово|e-?mail"
+    r"|емейл\w*|имейл\w*|в\s+переписке|в\s+листуванні)"
+    r"|\b(?:don'?t|do\s+not|please\s+don'?t|no\s+need\s+to)\s+(?:call|phone|ring)"
+    r"|\bno\s+(?:phone\s+)?calls\b|(?:e-?mail|email|writing)\s+only\b|only\s+(?:by\s+)?e-?mail"
+    r"|e-?mail\s+is\s+best|prefer\s+e-?mail",
+    re.IGNORECASE,
+)
+
+
+def call_back_wanted(text: str) -> bool:
+    """Whether the client asks to be called: a refusal anywhere ("не звоните", "email only")
+    outweighs a wish; an offer to call the sender's firm is no wish of theirs (spam is
+    decided by its intent, not here)."""
+    refused = list(_CALL_REFUSED.finditer(text))
+    refused_spans = [(m.start(), m.end()) for m in refused]
+    wanted = [
+        m
+        for m in _CALL_WANTED.finditer(text)
+        if not any(start <= m.start() < end for start, end in refused_spans)
+    ]
+    return bool(wanted) and not refused
+
+
+# --- phones -----------------------------------------------------------------------------------
+
+
+def phones_find(text: str, *, language: str, sender: str = "") -> list[str]:
+    """Phones in E.164: local numbers read in the sender's country (the phone's own "+"
+    prefix, then the domains written and the sender's, then the language); an international
+    number is kept when its length fits its country even where its range is unassigned
+    ("+44 7700 900412")."""
+    domain = sender.rsplit("@", 1)[-1] if "@" in sender else ""
+    hint = f"{text}\n{domain}" if domain else text
+    found = [c.value for c in contacts_find(hint, language) if c.value.startswith("+")]
+    for match in phonenumbers.PhoneNumberMatcher(
+        text, None, leniency=phonenumbers.Leniency.POSSIBLE
+    ):
+        if match.raw_string.lstrip().startswith("+"):
+            found.append(
+                phonenumbers.format_number(match.number, phonenumbers.PhoneNumberFormat.E164)
+            )
+    return list(dict.fromkeys(found))
+
+
+def phone_region_note(phone: str) -> str:
+    """ "read as a Ukrainian number" for the card, or "" when the country is unknown."""
+    try:
+        number = phonenumbers.parse(phone, None)
+    except phonenumbers.NumberParseException:
+        return ""
+    return phonenumbers.region_code_for_number(number) or ""
+
+
+# --- names ------------------------------------------------------------------------------------
+_WORD = r"[A-ZА-ЯЁІЇЄҐ][a-zа-яёіїєґ'’-]+"
+_SIGNATURE_NAME = re.compile(rf"^\s*({_WORD}(?:\s+{_WORD}){{0,2}})\s*[,.]?\s*$")
+_NOT_A_NAME = re.compile(
+    r"^(?:unsubscribe|tel|phone|телефон|тел|mob|e-?mail|www|http|ооо|тов|llc|ltd|inc|head|"
+    r"manager|director|директор|менеджер|студия|студія|team|команда)\b",
+    re.IGNORECASE,
+)
+
+
+def signature_name(signature: str) -> str | None:
+    """The sender's name as they sign: the signature's first line of one to three
+    capitalised words (a role or a company is no name)."""
+    for line in signature.splitlines()[:2]:
+        match = _SIGNATURE_NAME.match(line)
+        if match and not _NOT_A_NAME.match(match.group(1)):
+            return match.group(1)
+    return None
+
+
+# --- urgency ----------------------------------------------------------------------------------
+def urgency_days(text: str, *, today: datetime.date, language: str) -> int | None:
+    """Days until the earliest date ahead of the mail's date in the client's own words: a
+    date already past ("the video you delivered on 14 November", which the calendar readers
+    move to next year) is history, and a weekday followed by its date ("до п'ятниці, 18
+    грудня") is that date."""
+    findings = deadlines_find(text, today=today, language=language)
+    days: list[int] = []
+    for index, finding in enumerate(findings):
+        if not (any(ch.isdigit() for ch in finding.text) or _TERM_CUE.search(
+            text[max(0, finding.start - 12) : finding.end]
+        )):  # fmt: skip
+            continue  # "хоча минув місяць" names a month gone by, not a term
+        following = findings[index + 1] if index + 1 < len(findings) else None
+        if following and 0 <= following.start - finding.end <= 3:
+            continue  # "п'ятниці, 18 грудня": the date says which Friday
+        if _past(finding.value, today):
+            continue
+        delta = (finding.value - today).days
+        if delta >= 0:
+            days.append(max(delta, 1))
+    return min(days) if days else None
+
+
+# A date or a period is a term when it has a number or a preposition of time before it.
+_TERM_CUE = re.compile(
+    r"\b(?:к|ко|до|по|через|на|не\s+позже|не\s+пізніше|протягом|в\s+течение|by|before|until"
+    r"|till|within|in|next|this|on|наступн\w*|следующ\w*|эт\w+|ц\w+)\b",
+    re.IGNORECASE,
+)
+
+
+def _past(value: datetime.date, today: datetime.date) -> bool:
+    """Whether a date moved to next year was written as one of the last four months."""
+    try:
+        year_before = value.replace(year=value.year - 1)
+    except ValueError:  # 29 February
+        return False
+    return value.year > today.year and today - datetime.timedelta(days=120) <= year_before < today
