@@ -9,7 +9,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
-from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4, generate_latest
 
 from ops.health import readiness
 from ops.metrics import metrics_registry
@@ -37,7 +37,9 @@ def metrics(request: HttpRequest) -> HttpResponse:
         response = JsonResponse({"error": "a valid bearer token is required"}, status=401)
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
-    return HttpResponse(generate_latest(metrics_registry()), content_type=CONTENT_TYPE_LATEST)
+    # The classic text format (0.0.4): every Prometheus version and agent reads it.
+    body = generate_latest(metrics_registry())
+    return HttpResponse(body, content_type=CONTENT_TYPE_PLAIN_0_0_4)
 
 
 def _no_store(response: HttpResponse) -> HttpResponse:
