@@ -18,6 +18,9 @@ VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 DEBUG = env_bool("DEBUG", default=False)
 # A development key only when DEBUG is on; production must set its own.
 SECRET_KEY = env_str("SECRET_KEY", "dev-insecure-key-do-not-use-in-production" if DEBUG else None)
+# Earlier keys still accepted for signatures while a new SECRET_KEY takes over (sessions,
+# password-reset links): docs/operations.md, "Rotating secrets".
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
