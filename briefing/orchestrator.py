@@ -59,6 +59,7 @@ from briefing.tool_use import memory_prefill, turn_tools_run
 from briefing.turn_claims import late_answer_claim, turn_claim_fail, turn_claim_next
 from briefing.turn_outcome import turn_commit
 from briefing.turn_work import Reply, TurnWork
+from core.log_context import log_context_bind
 from llmkit.guard import guard_check, guard_reply
 from llmkit.language import detect_language
 from llmkit.structured import StructuredResult
@@ -98,6 +99,7 @@ def project_turns_drain(*, project_id: int, time_left_s: float | None = None) ->
             if claimed > 0:
                 return claimed
             continue
+        log_context_bind(briefing_id=project_id, turn_id=claimed.turn.pk)
         try:
             more = turn_process(claimed.turn, earlier=claimed.earlier)
         except SoftTimeLimitExceeded:

@@ -37,6 +37,7 @@ from briefing.selectors import assignees, lock_proposals_pending, person_name
 from briefing.stages.base import StageSpec
 from briefing.stages.registry import DEFAULT_BRIEFING_TYPE, spec_for, stage_title, stages_for
 from core.errors import ApplicationError
+from core.log_context import log_context_bind
 from core.queueing import queue_after_commit
 
 # A client message up to this long is stored whole (a brief pasted from a document runs to
@@ -204,6 +205,8 @@ def _turn_store(*, project: Project, text: str, idempotency_key: str) -> tuple[T
             event = BriefingEvent.objects.create(
                 project=project, kind=Kind.TURN_RECEIVED, turn=turn, data={"seq": turn.seq}
             )
+            # The task queued below carries these ids into the worker's log lines.
+            log_context_bind(briefing_id=project.pk, turn_id=turn.pk)
             # The stored facts follow from the row read under its lock and the new message,
             # without reading the briefing's turns and events again.
             inbox_turn_received(locked=locked, turn=turn, received_at=event.created_at)

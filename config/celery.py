@@ -9,6 +9,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("briefing_platform")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Every worker writes a heartbeat that /readyz reads (named, not imported: ops sits above).
+app.steps["worker"].add("ops.heartbeat:WorkerHeartbeat")
 
 
 @signals.task_prerun.connect

@@ -27,6 +27,9 @@ VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 DEBUG = env_bool("DEBUG", default=False)
 # A development key only when DEBUG is on; production must set its own.
 SECRET_KEY = env_str("SECRET_KEY", "dev-insecure-key-do-not-use-in-production" if DEBUG else None)
+# Earlier keys still accepted for signatures while a new SECRET_KEY takes over (sessions,
+# password-reset links): docs/operations.md, "Rotating secrets".
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS", [])
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -80,11 +83,18 @@ INSTALLED_APPS = [
     "dlq",
     "webhooks",
     "studio",
+    "ops",
 ]
 
 MIDDLEWARE = [
+    # /healthz and /readyz, answered before anything else (ops.middleware).
+    "ops.middleware.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Static files with DEBUG off: compressed, hashed names, cached for ever (whitenoise).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
+    # A request id on every log line and response (X-Request-ID), and the access line.
+    "config.logs.RequestIdMiddleware",
     "config.middleware.RequestTextMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The back office speaks the producer's language: the switcher's cookie, else the
@@ -144,6 +154,18 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise warns about a missing one before collectstatic
+# With DEBUG off, `collectstatic` (scripts/serve runs it) writes each file under a name with
+# its content's hash and a gzip copy beside it; whitenoise serves them with a year's
+# Cache-Control (immutable). DEBUG on serves the files as they are from static/.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "dashboard"
@@ -488,9 +510,24 @@ WEBHOOK_BACKOFF_MAX_S = env_int("WEBHOOK_BACKOFF_MAX_S", 3600)
 # private, link-local addresses), e.g. an internal planner; each named, never a range.
 WEBHOOK_ALLOWED_INTERNAL_HOSTS = env_list("WEBHOOK_ALLOWED_INTERNAL_HOSTS", [])
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-}
+# --- Operations (ops/, config/logs.py, docs/operations.md) -------------------------------
+# One JSON line per event with the request id and the briefing/turn ids ("json", the default
+# with DEBUG off), or plain lines ("text", the default with DEBUG on).
+LOG_FORMAT = env_str("LOG_FORMAT", "text" if DEBUG else "json")
+if LOG_FORMAT not in ("json", "text"):
+    raise EnvError(f"LOG_FORMAT must be json or text, not {LOG_FORMAT!r}")
+from config.logs import logging_config  # noqa: E402  (after LOG_FORMAT is known)
+
+LOGGING = logging_config(log_format=LOG_FORMAT, level=env_str("LOG_LEVEL", "INFO"))
+# /metrics answers only `Authorization: Bearer <METRICS_TOKEN>`; unset, it is closed.
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")
+# Seconds between a worker's heartbeats; /readyz wants one no older than three of them.
+OPS_WORKER_HEARTBEAT_S = env_int("OPS_WORKER_HEARTBEAT_S", 10, positive=True)
+# Seconds /readyz waits for the broker to accept a connection.
+OPS_PROBE_TIMEOUT_S = env_float("OPS_PROBE_TIMEOUT_S", 1.0)
+# The beat records each of its ticks (ops.heartbeat) and wakes at least this often, so
+# /readyz can tell a stopped beat within its shortest period (60 s).
+CELERY_BEAT_SCHEDULER = "ops.heartbeat:RecordingScheduler"
+CELERY_BEAT_MAX_LOOP_INTERVAL = 15
+# Load balancers and Prometheus ask over plain HTTP inside the network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz/?$", r"^readyz/?$", r"^metrics$"]

@@ -16,6 +16,7 @@ urlpatterns = [
     path("studio/", include("studio.urls")),
     path("api/", site_views.api_index, name="api_index"),
     path("api/v1/", include("api.urls")),
+    path("", include("ops.urls")),
     path("", include("briefing.urls")),
 ]
 

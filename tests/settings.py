@@ -26,3 +26,9 @@ AXES_ENABLED = False
 # The back office defaults to Russian for a real producer; the tests read English unless one
 # asks for another language (Accept-Language, the language cookie or this setting).
 LANGUAGE_CODE = "en"
+# Pages render without a collectstatic run; tests/ops/test_production_stack.py serves the
+# hashed, compressed files for real.
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
