@@ -8,6 +8,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 SCOPES = {
     "briefs:read": "read finished briefs",
@@ -39,6 +40,8 @@ class ApiToken(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
         ordering = ["name", "id"]
 
     def __str__(self) -> str:
@@ -75,6 +78,10 @@ class TokenProject(models.Model):
     project = models.OneToOneField(
         "briefing.Project", on_delete=models.CASCADE, related_name="api_link"
     )
+
+    class Meta:
+        verbose_name = _("token's briefing")
+        verbose_name_plural = _("tokens' briefings")
 
     def __str__(self) -> str:
         return f"{self.token} → {self.project_id}"

@@ -1,9 +1,11 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class BriefingConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "briefing"
+    verbose_name = _("Briefings")
 
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_in

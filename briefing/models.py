@@ -104,6 +104,8 @@ class Project(models.Model):
     unseen_alerted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("briefing")
+        verbose_name_plural = _("briefings")
         ordering = ["-updated_at", "-id"]
         permissions = [("view_all_projects", "Can see and act on every producer's briefings")]
         indexes = [
@@ -165,6 +167,8 @@ class StageRun(models.Model):
     dialogue = models.JSONField(default=dict, blank=True)
 
     class Meta:
+        verbose_name = _("briefing stage")
+        verbose_name_plural = _("briefing stages")
         ordering = ["project", "order"]
         constraints = [
             models.UniqueConstraint(fields=["project", "key"], name="stage_run_unique_key"),
@@ -224,6 +228,8 @@ class Turn(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("turn")
+        verbose_name_plural = _("turns")
         ordering = ["project", "seq"]
         constraints = [
             models.UniqueConstraint(fields=["project", "seq"], name="turn_unique_seq"),
@@ -259,8 +265,9 @@ class LockedEntity(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("locked entity")
+        verbose_name_plural = _("locked entities")
         ordering = ["project", "key"]
-        verbose_name_plural = "locked entities"
         constraints = [
             models.UniqueConstraint(fields=["project", "key"], name="locked_entity_one_per_key"),
         ]
@@ -357,6 +364,8 @@ class BriefingEvent(models.Model):
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:
+        verbose_name = _("briefing event")
+        verbose_name_plural = _("briefing events")
         ordering = ["project", "id"]
         # One briefing's events newest first (its last activity, the page) without a scan.
         indexes = [models.Index(fields=["project", "id"], name="briefing_event_project_id")]
@@ -373,6 +382,10 @@ class RevokedClientLink(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
     revoked_at = models.DateTimeField(auto_now_add=True)
 
+    class Meta:
+        verbose_name = _("revoked client link")
+        verbose_name_plural = _("revoked client links")
+
     def __str__(self) -> str:
         return f"{self.project_id} link revoked {self.revoked_at:%Y-%m-%d}"
 
@@ -385,6 +398,10 @@ class StaffProfile(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_profile"
     )
     language = models.CharField(max_length=8, choices=settings.LANGUAGES, blank=True)
+
+    class Meta:
+        verbose_name = _("staff profile")
+        verbose_name_plural = _("staff profiles")
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.language or '-'}"
@@ -402,6 +419,8 @@ class BriefingNote(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("briefing note")
+        verbose_name_plural = _("briefing notes")
         ordering = ["project", "id"]
 
     def __str__(self) -> str:
@@ -419,8 +438,9 @@ class CannedReply(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("canned reply")
+        verbose_name_plural = _("canned replies")
         ordering = ["language", "title", "id"]
-        verbose_name_plural = "canned replies"
         constraints = [
             models.UniqueConstraint(
                 fields=["language", "title"], name="canned_reply_one_title_per_language"
@@ -452,6 +472,8 @@ class CannedReplyChange(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("canned reply change")
+        verbose_name_plural = _("canned reply changes")
         ordering = ["id"]
 
     def __str__(self) -> str:

@@ -27,6 +27,7 @@ from briefing.labels import (
 from briefing.models import BriefingEvent, Project, StageRun, Turn
 from briefing.stages.base import StageSpec
 from briefing.stages.registry import stage_title, stages_for
+from dlq.error_labels import error_kind_label
 
 Kind = BriefingEvent.Kind
 
@@ -143,6 +144,17 @@ def _values(values: Any) -> str:
 
 
 # Level 1's reasons for asking the producer to answer (the intents it acts on).
+def _signature_label(signature: str) -> str:
+    """A dead letter's error signature (`path: kind`) in words: the field's label and the
+    kind's ("Бюджет: ожидалось целое число"), the whole answer's error by its kind alone."""
+    path, _sep, kind = signature.rpartition(": ")
+    if not kind:
+        return "?"
+    label = error_kind_label(kind)
+    field = path.split(".")[0]
+    return f"{field_label('', field)}: {label}" if field not in ("", "$") else label
+
+
 ATTENTION_REASONS = {
     "human_request": _lazy(
         "attention: the client asks for a person and was told a person will answer"
@@ -236,7 +248,7 @@ def event_line(event: BriefingEvent, numbers: dict[str, int], titles: dict[str, 
         Kind.RETRY_USED: (_("%(stage)s: retry used") % {"stage": stage}, "warn"),
         Kind.DEAD_LETTERED: (
             _("%(stage)s: answer dead-lettered (%(signature)s)")
-            % {"stage": stage, "signature": data.get("signature", "?")},
+            % {"stage": stage, "signature": _signature_label(data.get("signature", ""))},
             "bad",
         ),
         Kind.HOLDING_REPLY_SENT: (_("%(stage)s: holding reply sent") % {"stage": stage}, "bad"),

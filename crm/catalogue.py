@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext
+
 LANGUAGES = ("ru", "uk", "en")
 DEFAULT_TYPE = "studio"
 
@@ -54,10 +56,18 @@ class Catalogue:
         return [product.code for product in self.products]
 
     def intent_label(self, code: str) -> str:
-        return next((i.label for i in self.intents if i.code == code), code)
+        """An intent's label as a person reads it (`shown_label`); an unknown code as is."""
+        return next((shown_label(i.label) for i in self.intents if i.code == code), code)
 
     def product_label(self, code: str) -> str:
-        return next((p.label for p in self.products if p.code == code), code)
+        return next((shown_label(p.label) for p in self.products if p.code == code), code)
+
+    def intent_choices(self) -> list[tuple[str, str]]:
+        """(code, label as a person reads it) of every intent, for selects."""
+        return [(i.code, shown_label(i.label)) for i in self.intents]
+
+    def product_choices(self) -> list[tuple[str, str]]:
+        return [(p.code, shown_label(p.label)) for p in self.products]
 
     def read(self, text: str) -> tuple[str, str | None]:
         """(intent code, product code or None) of a message, by the catalogue's words: the
@@ -132,6 +142,22 @@ def builtin_catalogue(code: str = DEFAULT_TYPE) -> Catalogue | None:
     from crm.catalogue_seed import SEEDED
 
     return catalogue_from_data(SEEDED[code]) if code in SEEDED else None
+
+
+@functools.cache
+def _shipped_labels() -> frozenset[str]:
+    from crm.catalogue_seed import SEEDED
+
+    return frozenset(
+        term["label"] for data in SEEDED.values() for term in (*data["intents"], *data["products"])
+    )
+
+
+def shown_label(label: str) -> str:
+    """A term's label in the active language. A label the platform ships (English in the
+    database and in the model's prompt) is translated by the catalogues; a label an
+    administrator wrote is their own word and is shown as written."""
+    return gettext(label) if label in _shipped_labels() else label
 
 
 def words_split(text: str) -> list[str]:

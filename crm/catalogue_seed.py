@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
+# Labels are stored in English (the model's prompt names terms by them) and marked for the
+# catalogues: crm.catalogue.shown_label translates a shipped label where a person reads it.
 # Each intent: code, label, description (for the model), words by language, and its flags.
 #   fallback: read when nothing else is (exactly one per type); with no product, budget, term,
 #             call-back or phone it is "nothing to act on" (the human queue).
@@ -24,7 +28,7 @@ STUDIO: dict[str, Any] = {
     "intents": [
         {
             "code": "complaint",
-            "label": "Complaint",
+            "label": gettext_noop("Complaint"),
             "description": "unhappy with work done or a service: quality, missed dates, refund",
             "ru": [
                 "жалоба",
@@ -75,7 +79,7 @@ STUDIO: dict[str, Any] = {
         },
         {
             "code": "job_application",
-            "label": "Job application",
+            "label": gettext_noop("Job application"),
             "description": "someone asking for a job, internship or to work with the studio",
             "reads_product": False,
             "ru": [
@@ -120,7 +124,7 @@ STUDIO: dict[str, Any] = {
         },
         {
             "code": "spam",
-            "label": "Spam",
+            "label": gettext_noop("Spam"),
             "description": "unsolicited offers, advertising, SEO, mailings, prizes, crypto",
             "reads_product": False,
             "is_request": False,
@@ -219,7 +223,7 @@ STUDIO: dict[str, Any] = {
         },
         {
             "code": "quote_request",
-            "label": "Quote request",
+            "label": gettext_noop("Quote request"),
             "description": "asks what a production would cost: price, estimate, rates",
             "ru": [
                 "сколько стоит",
@@ -269,7 +273,7 @@ STUDIO: dict[str, Any] = {
         },
         {
             "code": "new_project",
-            "label": "New project",
+            "label": gettext_noop("New project"),
             "description": "wants the studio to make something: a new production to brief",
             "product_only": True,
             "ru": [
@@ -330,7 +334,7 @@ STUDIO: dict[str, Any] = {
         },
         {
             "code": "question",
-            "label": "Question",
+            "label": gettext_noop("Question"),
             "description": "a question about the studio or its work, or nothing else applies",
             "fallback": True,
             "ru": ["вопрос", "подскажите", "уточнить", "можно ли", "возможно ли", "делаете ли"],
@@ -341,7 +345,7 @@ STUDIO: dict[str, Any] = {
     "products": [
         {
             "code": "podcast",
-            "label": "Podcast",
+            "label": gettext_noop("Podcast"),
             "description": "audio or video podcast recording and production",
             "ru": ["подкаст*", "видеоподкаст*", "аудиоподкаст*"],
             "uk": ["подкаст*", "відеоподкаст*"],
@@ -349,7 +353,7 @@ STUDIO: dict[str, Any] = {
         },
         {
             "code": "music_video",
-            "label": "Music video",
+            "label": gettext_noop("Music video"),
             "description": "a music video for a song or an artist",
             "ru": ["клип", "музыкальный клип", "видеоклип"],
             "uk": ["кліп", "музичний кліп", "відеокліп"],
@@ -357,7 +361,7 @@ STUDIO: dict[str, Any] = {
         },
         {
             "code": "live_stream",
-            "label": "Live stream",
+            "label": gettext_noop("Live stream"),
             "description": "live broadcast of an event or show",
             "ru": ["трансляци*", "стрим*", "прямой эфир"],
             "uk": ["трансляці*", "стрим*", "прямий ефір"],
@@ -365,7 +369,7 @@ STUDIO: dict[str, Any] = {
         },
         {
             "code": "event_filming",
-            "label": "Event filming",
+            "label": gettext_noop("Event filming"),
             "description": "filming a conference, corporate party, wedding, concert or forum",
             "ru": [
                 "мероприятие",
@@ -405,7 +409,7 @@ STUDIO: dict[str, Any] = {
         },
         {
             "code": "animation",
-            "label": "Animation",
+            "label": gettext_noop("Animation"),
             "description": "2D/3D animation, motion design, animated explainers",
             "ru": ["анимаци*", "анимированн*", "мультфильм", "мультик", "моушн*", "2d", "3d"],
             "uk": ["анімаці*", "анімован*", "мультфільм", "моушн*"],
@@ -413,7 +417,7 @@ STUDIO: dict[str, Any] = {
         },
         {
             "code": "photo",
-            "label": "Photo shoot",
+            "label": gettext_noop("Photo shoot"),
             "description": "photography: product, portrait, catalogue, reportage photos",
             "ru": ["фотосъемк*", "фотосессия", "фото", "фотограф*", "предметная съемка"],
             "uk": ["фотозйомк*", "фотосесія", "фото", "фотограф*", "предметна зйомка"],
@@ -421,7 +425,7 @@ STUDIO: dict[str, Any] = {
         },
         {
             "code": "video",
-            "label": "Video production",
+            "label": gettext_noop("Video production"),
             "description": "commercials, promo, corporate, product and social-media videos",
             "ru": [
                 "ролик",
@@ -465,7 +469,7 @@ STUDIO: dict[str, Any] = {
         },
         {
             "code": "post_production",
-            "label": "Post-production",
+            "label": gettext_noop("Post-production"),
             "description": "editing, colour grading, sound and VFX of the client's footage",
             # After video: "the edit of our commercial" is about the commercial.
             "ru": ["монтаж*", "цветокоррекци*", "постпродакшн", "озвучк*", "саунд-дизайн"],
@@ -493,7 +497,7 @@ DEALER: dict[str, Any] = {
     "intents": [
         {
             "code": "complaint",
-            "label": "Complaint",
+            "label": gettext_noop("Complaint"),
             "description": "a complaint",
             "ru": [
                 "жалоб*", "претензи*", "недовол*", "возврат денег", "возврат средств",
@@ -504,7 +508,7 @@ DEALER: dict[str, Any] = {
         },
         {
             "code": "service",
-            "label": "Service",
+            "label": gettext_noop("Service"),
             "description": "service, maintenance, repair",
             "ru": [
                 "ремонт*", "сервис*", "техобслуж*", "ТО", "запис* на то",
@@ -515,7 +519,7 @@ DEALER: dict[str, Any] = {
         },
         {
             "code": "purchase",
-            "label": "Purchase",
+            "label": gettext_noop("Purchase"),
             "description": "to buy",
             "ru": [
                 "купи*", "куплю", "покупк*", "приобре*", "заказ*", "цена", "стоимост*",
@@ -530,7 +534,7 @@ DEALER: dict[str, Any] = {
         },
         {
             "code": "info",
-            "label": "Info",
+            "label": gettext_noop("Info"),
             "description": "information",
             "fallback": True,
             "ru": [],
@@ -539,21 +543,22 @@ DEALER: dict[str, Any] = {
         },
     ],
     "products": [
-        {"code": "crossover", "label": "crossover", "description": "a crossover",
+        {"code": "crossover", "label": gettext_noop("crossover"), "description": "a crossover",
          "ru": ["кроссовер*"], "uk": ["кросовер*"], "en": ["crossover*"]},
-        {"code": "SUV", "label": "SUV", "description": "an SUV",
+        {"code": "SUV", "label": gettext_noop("SUV"), "description": "an SUV",
          "ru": ["внедорожник*", "джип*"], "uk": ["позашляховик*"], "en": ["suv", "suvs"]},
-        {"code": "sedan", "label": "sedan", "description": "a sedan",
+        {"code": "sedan", "label": gettext_noop("sedan"), "description": "a sedan",
          "ru": ["седан*"], "uk": ["седан*"], "en": ["sedan*"]},
-        {"code": "hatchback", "label": "hatchback", "description": "a hatchback",
+        {"code": "hatchback", "label": gettext_noop("hatchback"), "description": "a hatchback",
          "ru": ["хэтчбек*", "хетчбек*"], "uk": ["хетчбек*"], "en": ["hatchback*"]},
-        {"code": "minivan", "label": "minivan", "description": "a minivan",
+        {"code": "minivan", "label": gettext_noop("minivan"), "description": "a minivan",
          "ru": ["минивэн*"], "uk": ["мінівен*"], "en": ["minivan*"]},
-        {"code": "pickup", "label": "pickup", "description": "a pickup",
+        {"code": "pickup", "label": gettext_noop("pickup"), "description": "a pickup",
          "ru": ["пикап*"], "uk": ["пікап*"], "en": ["pickup*"]},
-        {"code": "electric car", "label": "electric car", "description": "an electric car",
+        {"code": "electric car", "label": gettext_noop("electric car"),
+         "description": "an electric car",
          "ru": ["электромобил*"], "uk": ["електромобіл*"], "en": ["electric car*", "ev"]},
-        {"code": "car", "label": "car", "description": "a car",
+        {"code": "car", "label": gettext_noop("car"), "description": "a car",
          "ru": ["автомобил*", "машин*", "авто"], "uk": ["автівк*"], "en": ["car", "cars"]},
     ],
 }  # fmt: skip

@@ -64,8 +64,8 @@ class InboundMessageSource:
             model=lead_card_model(catalogue),
             labels={name: str(label) for name, label in CARD_FIELDS},
             choice_labels={
-                "client_intent": {term.code: term.label for term in catalogue.intents},
-                "product_class": {term.code: term.label for term in catalogue.products},
+                "client_intent": dict(catalogue.intent_choices()),
+                "product_class": dict(catalogue.product_choices()),
             },
         )
 

@@ -25,6 +25,7 @@ from core.errors import ApplicationError, ErrorCode
 from core.input import datetime_problem, text_clean, text_problem
 from core.leases import lease_lapsed
 from core.queueing import queue_after_commit
+from crm import human_reasons
 from crm.card import (
     LeadCall,
     LeadCard,
@@ -333,8 +334,8 @@ def _nothing_to_read(message: InboundMessage) -> str:
         return ""
     if message.attachments:
         names = ", ".join(a.get("filename") or "unnamed" for a in message.attachments[:5])
-        return f"attachments only ({names}): a person must open them"
-    return "the message is empty"
+        return human_reasons.ATTACHMENTS_ONLY % {"names": names}
+    return human_reasons.EMPTY
 
 
 def inbound_read(message_id: int) -> InboundMessage | None:
@@ -349,7 +350,7 @@ def inbound_read(message_id: int) -> InboundMessage | None:
         message = InboundMessage.objects.get(pk=message_id)
         if message.attempts > settings.CRM_MESSAGE_MAX_ATTEMPTS:
             lost = message.attempts - 1
-            reason = f"its reading was lost {lost} times (a worker died or ran out of time)"
+            reason = human_reasons.READING_LOST % {"lost": lost}
             if not message_give_up(message_id, claimed_at=claimed_at, reason=reason):
                 return None
             message.status = InboundMessage.Status.DEAD_LETTERED
@@ -393,9 +394,11 @@ def card_apply(
     catalogue = lead_catalogue()
     extracted = {**card.model_dump(), "by": by, "lead_type": catalogue.code}
     if card_is_empty(card, catalogue) and not force:
-        reason = "nothing to act on: no request, product, budget, term, call-back or phone"
-        if has_instructions(message.body_text):
-            reason += " (it contains instructions to the machine, ignored)"
+        reason = (
+            human_reasons.NOTHING_TO_ACT_ON_INSTRUCTIONS
+            if has_instructions(message.body_text)
+            else human_reasons.NOTHING_TO_ACT_ON
+        )
         message_finish(
             message, status=InboundMessage.Status.HUMAN, human_reason=reason,
             extracted=extracted, model_input_note=note,

@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required, permission_required
+from django.core.exceptions import ImproperlyConfigured
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -96,8 +97,8 @@ def _get_message_for_user(request: HtmxHttpRequest, pk: int) -> InboundMessage:
 def _choices(catalogue: Catalogue) -> dict[str, list[tuple[str, str]]]:
     """The lead type's intents and products as (code, label) for the pages' selects."""
     return {
-        "intents": [(i.code, i.label) for i in catalogue.intents],
-        "products": [(p.code, p.label) for p in catalogue.products],
+        "intents": catalogue.intent_choices(),
+        "products": catalogue.product_choices(),
     }
 
 
@@ -184,7 +185,7 @@ def _shown(value: Any) -> str:
     if value is None or value == "" or value == []:
         return "—"
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if isinstance(value, list):
         return ", ".join(str(item) for item in value)
     return str(value)
@@ -216,11 +217,28 @@ def _card_rows(lead: Lead) -> list[CardRow]:
 def _extracted_rows(message: InboundMessage) -> list[tuple[str, str]]:
     """What was read from one message, in the card's order (an empty value is skipped)."""
     extracted = message.extracted if isinstance(message.extracted, dict) else {}
-    return [
-        (label, _shown(extracted[name]))
-        for name, label in CARD_FIELDS
-        if extracted.get(name) not in (None, "", [], False)
-    ]
+    catalogue = _catalogue_or_none(str(extracted.get("lead_type") or ""))
+    rows = []
+    for name, label in CARD_FIELDS:
+        value = extracted.get(name)
+        if value in (None, "", [], False):
+            continue
+        if catalogue and isinstance(value, str) and name == "client_intent":
+            rows.append((label, catalogue.intent_label(value)))
+        elif catalogue and isinstance(value, str) and name == "product_class":
+            rows.append((label, catalogue.product_label(value)))
+        else:
+            rows.append((label, _shown(value)))
+    return rows
+
+
+def _catalogue_or_none(code: str) -> Catalogue | None:
+    """The lead type a message was read with (today's when it did not say), or None when
+    that type is gone: its codes are then shown as they are."""
+    try:
+        return lead_catalogue(code or None)
+    except ImproperlyConfigured:
+        return None
 
 
 @dataclass

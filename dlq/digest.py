@@ -13,6 +13,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from dlq.error_labels import error_label
 from dlq.managers import manager_addresses
 from dlq.models import DeadLetter
 from dlq.selectors import OUTCOMES, local_day_start, parse_quality
@@ -40,6 +41,8 @@ def _example(letter: DeadLetter) -> dict[str, str]:
     return {
         "raw_response": _snippet(raw),
         "error_message": f"{path}: {message}" if path else message,
+        # What the office reads; the message above is the pipeline's own (English) wording.
+        "error_label": error_label(error),
     }
 
 
@@ -121,7 +124,9 @@ def render_digest_text(digest: dict[str, Any]) -> str:
         lines.append("  " + _("none"))
     for group in digest["top_signatures"]:
         lines.append(f"  {group['count']} × {group['error_signature']}")
-        lines.append("    " + _("error: %(text)s") % {"text": group["example"]["error_message"]})
+        example = group["example"]
+        lines.append("    " + _("error: %(text)s") % {"text": example["error_label"]})
+        lines.append("    " + _("technical detail: %(text)s") % {"text": example["error_message"]})
         lines.append("    " + _("answer: %(text)s") % {"text": group["example"]["raw_response"]})
 
     for title, key in (

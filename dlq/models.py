@@ -54,6 +54,8 @@ class StructuredCall(models.Model):
     rolled_up = models.BooleanField(default=False)
 
     class Meta:
+        verbose_name = _("model call")
+        verbose_name_plural = _("model calls")
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(fields=["source_kind", "source_id"]),
@@ -124,6 +126,8 @@ class DeadLetter(models.Model):
     )
 
     class Meta:
+        verbose_name = _("dead letter")
+        verbose_name_plural = _("dead letters")
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(fields=["source_kind", "source_id"]),
@@ -169,6 +173,8 @@ class DeadLetterAction(models.Model):
     data = models.JSONField(default=dict, blank=True)
 
     class Meta:
+        verbose_name = _("dead letter action")
+        verbose_name_plural = _("dead letter actions")
         ordering = ["at", "id"]
 
     def __str__(self) -> str:
@@ -191,6 +197,8 @@ class ModelPrice(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("model price")
+        verbose_name_plural = _("model prices")
         ordering = ["provider", "model"]
         constraints = [
             models.UniqueConstraint(fields=["provider", "model"], name="model_price_unique"),
@@ -223,6 +231,8 @@ class ClassifierDisagreement(models.Model):
     classifier_verdict = models.JSONField(default=dict)
 
     class Meta:
+        verbose_name = _("classifier disagreement")
+        verbose_name_plural = _("classifier disagreements")
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
@@ -265,6 +275,8 @@ class CallRollup(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("call rollup")
+        verbose_name_plural = _("call rollups")
         constraints = [
             models.UniqueConstraint(
                 fields=["grain", "start", "schema_name", "provider", "pool", "outcome"],
@@ -290,6 +302,8 @@ class CallLatency(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("call latency")
+        verbose_name_plural = _("call latencies")
         constraints = [
             models.UniqueConstraint(
                 fields=["grain", "start", "schema_name", "provider"],

@@ -40,6 +40,8 @@ class RateCardItem(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("rate card item")
+        verbose_name_plural = _("rate card items")
         ordering = ["order", "code"]
         constraints = [
             models.CheckConstraint(
@@ -64,6 +66,8 @@ class PortfolioItem(models.Model):
     description = models.TextField(blank=True)
 
     class Meta:
+        verbose_name = _("portfolio item")
+        verbose_name_plural = _("portfolio items")
         ordering = ["-year", "title"]
         constraints = [
             models.UniqueConstraint(fields=["title", "year"], name="portfolio_title_year_unique")
@@ -90,6 +94,8 @@ class CalendarPeriod(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("calendar period")
+        verbose_name_plural = _("calendar periods")
         ordering = ["starts_on", "id"]
         constraints = [
             models.CheckConstraint(
@@ -121,6 +127,8 @@ class ClientSnapshot(models.Model):
     rebuilt_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("client snapshot")
+        verbose_name_plural = _("client snapshots")
         ordering = ["key"]
 
     def __str__(self) -> str:
@@ -136,6 +144,8 @@ class MemoryItem(models.Model):
     source = models.CharField(max_length=60, blank=True)
 
     class Meta:
+        verbose_name = _("memory item")
+        verbose_name_plural = _("memory items")
         ordering = ["key", "id"]
 
     def __str__(self) -> str:
@@ -170,6 +180,8 @@ class StudioChange(models.Model):
     changes = models.JSONField(default=dict, blank=True)
 
     class Meta:
+        verbose_name = _("studio data change")
+        verbose_name_plural = _("studio data changes")
         ordering = ["-at", "-id"]
         indexes = [models.Index(fields=["section", "item_id"], name="studio_change_item")]
 

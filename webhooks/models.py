@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from webhooks.targets import validate_webhook_target
 
@@ -47,6 +48,8 @@ class WebhookSubscription(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("webhook subscription")
+        verbose_name_plural = _("webhook subscriptions")
         ordering = ["name", "id"]
 
     def __str__(self) -> str:
@@ -92,8 +95,9 @@ class WebhookDelivery(models.Model):
     redelivered_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("webhook delivery")
+        verbose_name_plural = _("webhook deliveries")
         ordering = ["-created_at", "-id"]
-        verbose_name_plural = "webhook deliveries"
         constraints = [
             # One event reaches one subscription once, however often it is emitted.
             models.UniqueConstraint(
@@ -126,6 +130,8 @@ class WebhookAttempt(models.Model):
     duration_ms = models.PositiveIntegerField(default=0)
 
     class Meta:
+        verbose_name = _("webhook attempt")
+        verbose_name_plural = _("webhook attempts")
         ordering = ["delivery", "at", "id"]
 
     def __str__(self) -> str:

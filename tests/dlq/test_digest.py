@@ -84,6 +84,7 @@ def test_digest_top_signatures_carry_the_newest_example(week):
     assert top[0]["example"] == {
         "raw_response": '{"budget_rub": "ask my wife"}',
         "error_message": "budget_rub: Input should be int",
+        "error_label": "expected a whole number",
     }
     assert len(top[1]["example"]["raw_response"]) == 200
 
@@ -103,6 +104,8 @@ def test_digest_text_says_the_figures_and_the_advice(week):
     assert "  fast: 7 (70.0%)" in text
     assert "Retry share: 30.0%" in text
     assert "  3 × budget_rub: int_parsing" in text
+    assert "    error: expected a whole number" in text
+    assert "    technical detail: budget_rub: Input should be int" in text
     assert "  BriefCard: 40.0%: rewrite the prompt rather than patch it" in text
     assert "LeadCard: 20.0%: rewrite" not in text
 
