@@ -343,13 +343,15 @@ def test_a_lead_card_letter_is_fixed_through_a_form_of_labelled_inputs(
     letter = DeadLetter.objects.get(source_kind="inbound_message", source_id=str(message.pk))
     client.force_login(manager)
     page = client.get(f"/dlq/dead-letters/{letter.pk}/").content.decode()
-    assert '<label for="fix-budget_rub">Budget, ₽</label>' in page
+    assert '<label for="fix-budget_amount">Budget</label>' in page
+    assert '<label for="fix-budget_currency">Currency</label>' in page
     assert '<option value="new_project">' in page
     assert '<option value="new_project">new_project</option>' not in page  # a name, not code
     posted = {
         "field-client_intent": "new_project",
         "field-product_class": "video",
-        "field-budget_rub": "3 млн",
+        "field-budget_amount": "3 млн",
+        "field-budget_currency": "RUB",
         "field-urgency_days": "14",
         "field-needs_call_back": "true",
         "field-phones": "+7 916 123-45-67",
@@ -359,5 +361,10 @@ def test_a_lead_card_letter_is_fixed_through_a_form_of_labelled_inputs(
     assert response.status_code == 302, response.content.decode()[-3000:]
     message.refresh_from_db()
     assert message.status == Status.LEAD
-    assert (message.lead.budget_rub, message.lead.needs_call_back) == (3_000_000, True)
+    lead = message.lead
+    assert (lead.budget_amount, lead.budget_currency, lead.needs_call_back) == (
+        3_000_000,
+        "RUB",
+        True,
+    )
     assert message.lead.phones == ["+79161234567"]

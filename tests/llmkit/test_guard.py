@@ -635,21 +635,6 @@ def test_guard_never_raises_on_undecodable_bytes(raw: bytes) -> None:
     guard_check(raw.decode("latin-1"))
 
 
-def test_typical_messages_are_checked_in_well_under_a_millisecond() -> None:
-    messages = [text for texts in BENIGN.values() for text in texts][:30]
-    messages += [text for texts in ATTACKS.values() for text in texts][:20]
-    for text in messages:  # warm-up: compile caches, first-call costs
-        guard_check(text)
-    rounds = 50
-    started = time.perf_counter()
-    for _ in range(rounds):
-        for text in messages:
-            guard_check(text)
-    per_message = (time.perf_counter() - started) / (rounds * len(messages))
-    # About 20-40 µs here; the bound leaves room for a slow CI machine.
-    assert per_message < 300e-6
-
-
 # --- canned replies -------------------------------------------------------------------
 
 

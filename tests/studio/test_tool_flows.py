@@ -121,8 +121,10 @@ def test_the_page_shows_each_tool_call(
     project = _project()
     _say(project, FLOWS["price"][0], django_capture_on_commit_callbacks)
     page = admin_client.get(reverse("project_detail", args=[project.pk])).content.decode()
-    assert "studio tools: rate_card_quote" in page
-    assert "<code>rate_card_quote</code>" in page
+    # named by the data it reads, not by its code (which only the prompt shown as data
+    # holds); the arguments as JSON
+    assert "studio data: rate card</summary>" in page
+    assert "<li>Rate card <code>{" in page
 
 
 # --- a model speaking the OpenAI-compatible tool-call format ----------------------------------
@@ -349,7 +351,7 @@ def test_the_activity_and_the_next_turns_log_name_the_call(
     _say(project, FLOWS["price"][0], django_capture_on_commit_callbacks)
     event = project.events.get(kind=BriefingEvent.Kind.TOOL_CALLED)
     line = event_line(event, {}, {})
-    assert line.text.startswith("studio tool rate_card_quote, ")
+    assert line.text.startswith("studio data: rate card, ")
     assert line.text.endswith(" characters")
     # A later turn's prompt, once older turns are folded, logs the call without its data.
     (logged,) = earlier_tool_calls(project.turns.order_by("seq"))
