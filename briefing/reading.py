@@ -17,6 +17,7 @@ from briefing.models import BriefingEvent, StageRun, Turn
 from briefing.reader import ANSWER, CORRECTION, MENTION, Finding, Reading
 from briefing.reader import message_read as _message_read
 from briefing.reader.contacts import contacts_merged
+from briefing.reader.findings import ANY_DAY
 from briefing.stages.base import is_empty
 
 Kind = BriefingEvent.Kind
@@ -245,7 +246,8 @@ def _day_fix_apply(
     old_day, new_day = reading.day_fix
     try:
         date = datetime.date.fromisoformat(current) if isinstance(current, str) else None
-        fixed = date.replace(day=new_day) if date is not None and date.day == old_day else None
+        wanted = date is not None and old_day in (date.day, ANY_DAY) and date.day != new_day
+        fixed = date.replace(day=new_day) if wanted else None
     except ValueError:  # "31-го" in a month of 30 days
         return None
     if fixed is None or field_name in stage.producer_fields:

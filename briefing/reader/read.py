@@ -5,18 +5,26 @@ it was (answer, correction, mention, question)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import re
 from collections.abc import Iterable
 from typing import Any
 
-from briefing.reader.amounts import amount_role, amounts_find, currency_named
-from briefing.reader.chatter import is_closing, is_confirmation, is_greeting, is_question
+from briefing.reader.amounts import BUDGET_CUE, amount_role, amounts_find, currency_named
+from briefing.reader.chatter import (
+    declines,
+    is_closing,
+    is_confirmation,
+    is_greeting,
+    is_question,
+)
 from briefing.reader.contacts import SEPARATOR, contacts_find
 from briefing.reader.dates import deadlines_find, month_number
 from briefing.reader.findings import (
     ANSWER,
+    ANY_DAY,
     CORRECTION,
     MENTION,
     QUESTION,
@@ -75,6 +83,10 @@ def _read_money(c: Collector) -> None:
             c.mentions.append(Finding("price", value, c.text[start:end], start, end, 0.8, MENTION))
             continue
         is_budget = role == "budget" or kind in (ANSWER, CORRECTION)
+        starts = [a[2] for a in amounts]
+        if not is_budget and kind != QUESTION and _budget_said_before(c, sentence, start, starts):
+            # "Бюджет считаем в евро. 18 000 евро.": the amount right after the budget's cue
+            is_budget = True
         if kind == QUESTION or not is_budget:
             c.mentions.append(Finding("amount", value, c.text[start:end], start, end, 0.5, MENTION))
             continue
@@ -109,6 +121,21 @@ def _read_money(c: Collector) -> None:
         currency = in_message[0] if len(set(in_message)) == 1 else None
     if currency:
         c.add("currency", currency, start, end, confidence, kind)
+
+
+def _budget_said_before(c: Collector, sentence: Any, start: int, starts: list[int]) -> bool:
+    """Whether the amount at `start` is the first of its sentence and the sentence before
+    speaks of the budget with no amount of its own ("Бюджет считаем в евро. 18 000 евро.")."""
+    index = c.sentences.index(sentence) if sentence in c.sentences else 0
+    if index == 0:
+        return False
+    before = c.sentences[index - 1]
+    return (
+        bool(BUDGET_CUE.search(before.text))
+        and not declines(before.text)
+        and not any(before.start <= other < sentence.start for other in starts)
+        and start == min(other for other in starts if other >= sentence.start)
+    )
 
 
 def _read_deadline(c: Collector, *, today: datetime.date) -> None:
@@ -146,14 +173,42 @@ def _read_deadline(c: Collector, *, today: datetime.date) -> None:
         # "by March 20th" is surer than "launching in April" (it replaces that reading), not
         # sure enough to restate a deadline given with a deadline word.
         confidence = 0.9 if strong else 0.84 if _by_date(c.text, chosen) else 0.8
-        c.add("deadline", chosen.value.isoformat(), chosen.start, chosen.end, confidence, kind)
+        value = chosen.value
+        day = _bare_day_corrected(c, after=chosen.end, dates=[f for f, _ in candidates])
+        if day is not None and day != value.day:
+            # "Deadline is April 12th. Sorry — the 19th": the day put right, the month kept
+            with contextlib.suppress(ValueError):  # "the 31st" of a 30-day month: not it
+                value, kind = value.replace(day=day), CORRECTION
+        c.add("deadline", value.isoformat(), chosen.start, chosen.end, confidence, kind)
+
+
+# A day alone, said as a day: "the 19th", "10-го", "20 числа".
+_BARE_DAY = re.compile(
+    r"(?<![\d.,:/])(\d{1,2})(?:-?(?:го|е|ое|ого|th|st|nd|rd)\b|\s*(?:числа|число)\b)",
+    re.IGNORECASE,
+)
+
+
+def _bare_day_corrected(c: Collector, *, after: int, dates: list[Any]) -> int | None:
+    """The day a correcting sentence after `after` gives alone ("Sorry — the 19th", "Ой, ні,
+    до 10-го"), when that sentence holds no whole date of its own."""
+    for sentence in c.sentences:
+        if sentence.end <= after or not sentence.correction:
+            continue
+        if any(sentence.start <= found.start < sentence.end for found in dates):
+            continue
+        start = max(sentence.start, after, sentence.pivot or 0)
+        match = _BARE_DAY.search(c.text, start, sentence.end)
+        if match and 1 <= int(match.group(1)) <= 31:
+            return int(match.group(1))
+    return None
 
 
 _DEADLINE_CUE = re.compile(
     r"(?<![\w])(?:срок|дедлайн|deadline|сдат|сдач|нужн|надо|готов|запуск|запуст|успе|хотел|"
     r"желательн|здат|здач|термін|треба|потрібн|встигн|вийти|launch|ready|need|due|live|"
-    r"ideally|possible|great|have\s+it|must|should)"
-    r"|(?<![\w])(?:к|до|by|until|till|before|out)(?![\w])",
+    r"ideally|possible|great|have\s+it|must|should|выпуст|випуст|release)"
+    r"|(?<![\w])(?:к|ко|до|by|until|till|before|out)(?![\w])",
     re.IGNORECASE,
 )
 _DEADLINE_WORD = re.compile(
@@ -200,6 +255,8 @@ def _read_day_fix(c: Collector) -> tuple[int, int] | None:
         old, new = int(match.group(1)), int(match.group(2))
     elif match := _DAY_FIX_INVERTED.search(c.text):
         new, old = int(match.group(1)), int(match.group(2))
+    elif (day := _bare_day_corrected(c, after=0, dates=[])) is not None:
+        return (ANY_DAY, day)  # "Sorry — the 19th": whichever day the deadline had
     else:
         return None
     return (old, new) if 1 <= old <= 31 and 1 <= new <= 31 and old != new else None
