@@ -24,7 +24,9 @@ Kind = BriefingEvent.Kind
 # Fields whose value a later explicit statement replaces even without a correction marker
 # ("Бюджет 3 млн" after "бюджет 2 млн"), when read with at least this confidence.
 RESTATED_CONFIDENCE = 0.85
-RESTATED_FIELDS = frozenset({"clientName", "contact", "budget", "currency", "deadline"})
+RESTATED_FIELDS = frozenset(
+    {"clientName", "contact", "budget", "currency", "deadline", "creativeSession"}
+)
 # Fields whose reading a surer one replaces ("launching in April", then "delivered by March
 # 20th"; a guessed name, then "меня зовут …"): only while the value is the reader's own.
 UPGRADED_FIELDS = frozenset({"clientName", "company", "productName", "deadline"})

@@ -16,6 +16,7 @@ FINDING_FIELDS = (
     "clientName", "company", "role", "contact", "projectType", "productName", "coreIdea", "goal",
     "audience",
     "brandTone", "format", "deliverables", "budget", "currency", "deadline", "references",
+    "constraints", "creativeSession",
 )  # fmt: skip
 
 

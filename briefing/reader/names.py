@@ -226,6 +226,8 @@ def _lowercase_intro_at(match: re.Match[str], language: str) -> tuple[str, int, 
         with_last = bool(last) and last not in _LOWER_STOP
         words = [first, last] if with_last else [first]
         return _title(words), match.start("first"), match.end("last" if with_last else "first")
+    if first in _FUNCTION_WORDS or tagged(first, {"PREP", "CONJ", "PRCL", "NPRO"}):
+        return None  # "это из гранта": a preposition, however a surname the next word is
     if not (tagged(first, {"Name"}) or surname):
         return None
     with_last = bool(last) and last not in _LOWER_STOP and (surname or not tagged(
@@ -316,7 +318,7 @@ _NOUN_THEN_NAME = re.compile(
 # "our robot mower, the Maaier X2", "Our big fundraiser, the Whisker Ball, is on …".
 _LAUNCHED = re.compile(
     r"(?:\b(?:launch(?:ing|es)?|introduc(?:ing|es?)|releas(?:ing|es?)|unveil(?:ing|s)?)\s+"
-    r"(?:the\s+|our\s+)?(?:new\s+)?|\b(?:[Oo]ur|[Mm]y)\s+(?:[a-z-]+\s+){0,3}[a-z-]+,\s+the\s+)"
+    r"(?:the\s+|our\s+)?(?:new\s+)?|\b(?:[Oo]ur|[Mm]y)\s+(?:[a-z'’-]+\s+){0,3}[a-z-]+,\s+(?:the\s+)?)"
     rf"(?P<name>[A-Z][\w&'’+-]*(?:\s+{_TITLE_WORD}){{0,3}})"
 )
 # "меня называют Дима", "I'm called Jake": a person, not a product; "мы называемся …",
@@ -538,16 +540,24 @@ def _name_restated(
     words = {word.casefold() for candidate in candidates for word in candidate[0].split()}
     last = None
     for match in _FULL_NAME.finditer(c.text):
-        name = match.group()
+        name, start = match.group(), match.start()
+        while name.split() and name.split()[0].casefold() in _OPENERS:  # "I'm Daniel Okafor"
+            opener = name.split()[0]
+            start += name.index(opener) + len(opener) + 1
+            name = name[name.index(opener) + len(opener) :].lstrip()
         if (
             len(name.split()) >= 2
             and words & {word.casefold() for word in name.split()}
             and _person_like(name, c.language)
         ):
-            last = match
-    if last is None or last.group() == candidates[0][0]:
+            last = (name, start)
+    if last is None or last[0] == candidates[0][0]:
         return None
-    return (last.group(), last.start(), last.end(), 0.9, CORRECTION)
+    return (last[0], last[1], last[1] + len(last[0]), 0.9, CORRECTION)
+
+
+# Words a capitalised run may open with that are no part of a name.
+_OPENERS = frozenset({"i'm", "i’m", "im", "it's", "it’s", "this", "это", "це", "я"})
 
 
 def _two_capitals(text: str) -> bool:
@@ -631,6 +641,7 @@ _FUNCTION_WORDS = frozenset({
     "around", "no", "not", "yes", "ok", "okay", "maybe", "probably", "sure", "please", "as",
     "and", "or", "but", "if", "so", "just", "also", "approximately", "к", "ко", "до",
     "по", "в", "во", "на", "для", "с", "со", "з", "із", "зі", "від", "от", "и", "і", "та", "а",
+    "из", "о", "об", "про", "при", "без", "під", "под", "над", "за",
     "но", "але", "или", "або", "да", "так", "нет", "ні", "не", "ок", "около", "близько",
 })  # fmt: skip
 

@@ -54,6 +54,8 @@ from llmkit.extract import find_urls
 
 _NAMEISH_FIELDS = ("clientName", "company")
 _LIST_FIELDS = frozenset({"deliverables"})
+# Fields whose finding is its whole clause: cut from the answer to the question asked.
+_CLAUSE_FIELDS = frozenset({"creativeSession"})
 
 
 def _read_contacts(c: Collector) -> None:
@@ -364,14 +366,84 @@ def _read_project_type(c: Collector) -> None:
         return
 
 
+# "Creative session yes", "креативную сессию давайте", "No creative session", "Креативна
+# сесія потрібна": said in passing, whatever was asked.
+_CREATIVE_SESSION = re.compile(
+    r"креатив\w*[\s-]+сесси\w*|креатив\w*[\s-]+сесі\w*|creative\s+session", re.IGNORECASE
+)
+
+
+def _read_creative_session(c: Collector) -> None:
+    from briefing.stages.readers import read_yes_no  # the stages import the reader
+
+    match = _CREATIVE_SESSION.search(c.text)
+    if match is None:
+        return
+    sentence = sentence_at(c.sentences, match.start())
+    start, end = (sentence.start, sentence.end) if sentence else (0, len(c.text))
+    for part in re.finditer(r"[^;\n]+", c.text[start:end]):
+        if _CREATIVE_SESSION.search(part.group()):
+            value = read_yes_no(part.group(), c.language)
+            if value is not None:  # the clause is the answer: no other field's
+                c.add("creativeSession", value, start + part.start(), start + part.end(), 0.85)
+            return
+
+
+# A length said as a video's ("60s explainer", "ролик на 30 сек", "відео на хвилину-півтори",
+# "a two-minute film", "3 x 15s"), and what a clause of a production spec has beside it.
+_LENGTH = re.compile(
+    r"\d+(?:[.,]\d+)?\s*-?\s*(?:s|sec|secs|seconds?|second|сек\w*|с|min|mins|minutes?|minute|"
+    r"мин\w*|хв\w*|хвилин\w*)(?![\w])|(?<![\w])(?:на|a)\s+(?:минуту|хвилину|minute)(?![\w])|"
+    r"(?:one|two|three|half)-minute",
+    re.IGNORECASE,
+)
+_VIDEO_NOUN = (
+    r"ролик|видео|відео|рилс|рілс|reels?|clips?|кліп|клип|spots?|film|фильм|фільм|trailer|"
+    r"трейлер|тизер|teaser|cut|верси|explainer|експлейнер|эксплейнер|shorts|сниппет|сніпет|"
+    r"сторіс|сторис|stories|verticals?|вертикал\w*"
+)
+_PRODUCTION_WORD = re.compile(_VIDEO_NOUN, re.IGNORECASE)
+# What makes a clause a list of things to hand over: a count of videos, "3 x 15s", a "+".
+_DELIVERABLE_COUNT = re.compile(
+    r"\d+\s*[x×]|[x×]\s*\d|\+|(?<![\w])(?:\d+|two|three|four|five|six|seven|eight|ten|два|две|"
+    r"три|четыре|пять|шесть|дві|чотири|п['’]ять|шість)\s+(?:[\w-]+\s+){0,2}(?:" + _VIDEO_NOUN + ")",
+    re.IGNORECASE,
+)
+
+
+def _read_production(c: Collector) -> None:
+    """ "60s explainer + 3 x 15s for social", "Нужен ролик на минуту и три коротких тизера":
+    a sentence that gives a video's length among what is to be made is the format and the
+    deliverables, said in passing (a labelled "Формат: …" is read first and wins)."""
+    if any(f.field in ("format", "deliverables") for f in c.findings):
+        return
+    from briefing.stages.readers import read_list  # the stages import the reader
+
+    for sentence in c.sentences:
+        if sentence.question or not _LENGTH.search(sentence.text):
+            continue
+        if not _PRODUCTION_WORD.search(sentence.text) or c.overlaps(sentence.start, sentence.end):
+            continue
+        clause = sentence.text.strip().rstrip(".!;")
+        start = c.text.find(clause, sentence.start)
+        deliverables = read_list(clause, c.language) if _DELIVERABLE_COUNT.search(clause) else None
+        c.add("format", clause, start, start + len(clause), 0.75)
+        if deliverables:
+            c.add("deliverables", deliverables, start, start + len(clause), 0.75)
+        return
+
+
 def _read_labels(c: Collector) -> None:
+    # the stages import the reader
+    from briefing.stages.readers import read_list, read_references
+
     for name, value, start, end in labelled_statements(c.text):
         if name in _LIST_FIELDS:  # "Deliverables: one film, three cutdowns and stills"
-            from briefing.stages.readers import read_list  # the stages import the reader
-
             value = read_list(value, c.language)
-            if not value:
-                continue
+        elif name == "references":  # "Refs: the Apple AirTag film, https://…"
+            value = read_references(value, c.language)
+        if not value:
+            continue
         c.add(name, value, start, end, 0.8)
         c.taken.append((start, end))
 
@@ -444,13 +516,17 @@ def _read_cached(
     c = Collector(text, language, asked, sentences, ner=ner)
     _read_contacts(c)
     _read_labels(c)
+    _read_creative_session(c)
     _read_deadline(c, today=today)
+    _read_production(c)
     _read_money(c)
     read_companies_and_products(c)
     read_names(c)
     read_role(c)
     _read_project_type(c)
-    labelled = [(f.start, f.end) for f in c.findings if f.field in dict(LABELS)]
+    labelled = [
+        (f.start, f.end) for f in c.findings if f.field in dict(LABELS) or f.field in _CLAUSE_FIELDS
+    ]
     corrected = [f.start for f in c.findings if f.kind == CORRECTION]
     answer = _answer_text(text, sentences, labelled, corrected)
     c.answer_text = answer

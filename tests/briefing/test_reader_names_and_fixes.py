@@ -169,3 +169,119 @@ def test_a_day_alone_put_right_names_the_new_day_only():
     reading = read("Sorry — the 19th, I was looking at the wrong sprint.", "en")
     assert reading.day_fix == (ANY_DAY, 19)
     assert read("Sorry, 3 videos, not 2.", "en").day_fix is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "references", "constraints"),
+    [
+        ("References: the old Magners ads, but faster 😄 Must-haves: nobody under 25 on screen.",
+         "en", ["the old Magners ads, but faster 😄"], "nobody under 25 on screen"),
+        ("Рефы: канал «Рыбалка с Фишером». Ограничения: без алкоголя в кадре.", "ru",
+         ["канал «Рыбалка с Фишером»"], "без алкоголя в кадре"),
+    ],
+)  # fmt: skip
+def test_labelled_references_and_constraints_are_theirs_not_the_questions(
+    text, language, references, constraints
+):
+    reading = read(text, language, asked=("contentType", "format"))
+    assert value(reading, "references") == references
+    assert value(reading, "constraints") == constraints
+    assert reading.answer_text == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "wanted"),
+    [
+        ("Creative session yes, we want the trailer to tell a story.", "en", True),
+        ("Yes please to a creative session — we have a mood board but no script.", "en", True),
+        ("Refs: the AirTag film. Creative session: nah, our agency wrote the script.", "en", False),
+        ("No creative session. Refs: Lemonade ads.", "en", False),
+        ("референсы ну ролики дикой мяты нравятся креативную сессию давайте", "ru", True),
+        ("Креативна сесія потрібна.", "uk", True),
+        ("Креативную сессию не нужно, сценарий готов.", "ru", False),
+    ],
+)  # fmt: skip
+def test_a_creative_session_said_in_passing_is_read_and_answers_nothing_else(
+    text, language, wanted
+):
+    reading = read(text, language, asked=("format",))
+    assert value(reading, "creativeSession") is wanted
+    assert "creative" not in reading.answer_text.lower()
+    assert "креатив" not in reading.answer_text.lower()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Also, can you even shoot 'summer' in Ireland in February?",
+        "By the way, do you work with archive footage?",
+        "Кстати, а вы на косу выезжаете?",
+        "Снимаете ли вы на настоящей тренировке?",
+    ],
+)
+def test_a_question_to_the_studio_is_a_question_however_it_opens(text):
+    language = "en" if text.isascii() else "ru"
+    reading = read(text, language, asked=("deliverables",))
+    assert reading.asks
+    assert reading.answer_text == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "deadline"),
+    [
+        ("We need it by St Patrick's Day, as the cans go out that week.", "en", "2027-03-17"),
+        ("By Canada Day.", "en", "2027-07-01"),
+        ("Відео треба до Дня Незалежності.", "uk", "2027-08-24"),
+        ("ролик надо к майским", "ru", "2027-05-01"),
+    ],
+)
+def test_holidays_clients_set_deadlines_by(text, language, deadline):
+    assert value(read(text, language), "deadline") == deadline
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A new cider (€4.50 a can), the audience is 25-40 drinkers, a 30s spot, that week.",
+        "Спиннинг стоит 12 990, ЦА 30–55 лет, ролик на 15 сек, через неделю пришлём бриф.",
+    ],
+)
+def test_prices_ranges_and_lengths_are_no_dates(text):
+    reading = read(text, "en" if text.isascii() else "ru", asked=("deadline",))
+    assert value(reading, "deadline") in (None, "2026-12-10")  # only "через неделю" is a date
+
+
+def test_a_name_in_apposition_after_our_new_thing_is_the_product():
+    text = "Need a video for our new renters' insurance plan, RenterShield."
+    assert value(read(text, "en"), "productName") == "RenterShield"
+
+
+def test_a_preposition_is_never_a_first_name_in_lowercase():
+    text = "на видео семьсот пятьдесят тысяч это из гранта"
+    assert value(read(text, "ru", asked=("clientName",)), "clientName") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("60s explainer + 3 x 15s for social. Animation is fine 👍", "en"),
+        ("Нужен ролик на минуту и три коротких тизера для ВК.", "ru"),
+        ("Потрібно: відео на хвилину-півтори і 4 короткі ролики.", "uk"),
+    ],
+)
+def test_a_production_spec_said_in_passing_fills_format_and_deliverables(text, language):
+    reading = read(text, language)
+    assert value(reading, "format")
+    assert value(reading, "deliverables")
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Спиннинг стоит 12 990, бюджет 500к.", "ru"),
+        ("Відео треба до 1 серпня, торік було 30 тисяч гостей.", "uk"),
+        ("Can you film a 30s spot in one day?", "en"),
+    ],
+)
+def test_a_sentence_without_a_videos_length_or_a_question_gives_no_format(text, language):
+    assert value(read(text, language), "format") is None
