@@ -33,6 +33,9 @@ READER_FIELDS = frozenset(
     {"clientName", "company", "contact", "productName", "budget", "currency", "deadline"}
 )
 
+# What the read-back shows (readback below): the reader's fields, each a fact or a name.
+READBACK_FIELDS = READER_FIELDS
+
 # Facts the read-back's free-text answer never holds: a reply stating one puts that right.
 FACT_FIELDS = frozenset({"contact", "budget", "currency", "deadline"})
 

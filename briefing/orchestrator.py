@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from briefing.agents import StageCall, stage_agent_run, stage_messages
 from briefing.completion import brief_finish
-from briefing.dialogue import readback
+from briefing.dialogue import READBACK_FIELDS, readback
 from briefing.field_states import (
     LEFT,
     MAX_READBACKS,
@@ -587,7 +587,24 @@ def _readback_due(work: TurnWork, stage: StageRun) -> bool:
     if given == 0:
         return True
     corrected = work.reading is not None and work.reading.corrects
-    return corrected and given < MAX_READBACKS and work.turn.stage_key == stage.key
+    return (
+        (corrected or _readback_changed(work))
+        and given < MAX_READBACKS
+        and work.turn.stage_key == stage.key
+    )
+
+
+def _readback_changed(work: TurnWork) -> bool:
+    """Whether this reply to the read-back filled or changed something the read-back shows
+    (a name, the contact, the product, the budget, the deadline) or named as missing: the
+    client added to it ("Email is priya@…"), so it is read back once more, never taken as a
+    yes."""
+    missing = {name for stage in work.stages for name in left_fields(stage.dialogue)}
+    return any(
+        kind in (Kind.PREFILL_FILLED, Kind.FIELD_CORRECTED_BY_CLIENT)
+        and (data.get("field") in READBACK_FIELDS or data.get("field") in missing)
+        for kind, _, data in work.events
+    )
 
 
 def _dialogue_settle(work: TurnWork, stage: StageRun, data: dict[str, Any]) -> None:

@@ -17,13 +17,16 @@ from briefing.models import BriefingEvent, StageRun, Turn
 from briefing.reader import ANSWER, CORRECTION, MENTION, Finding, Reading
 from briefing.reader import message_read as _message_read
 from briefing.reader.contacts import contacts_merged
+from briefing.reader.findings import ANY_DAY
 from briefing.stages.base import is_empty
 
 Kind = BriefingEvent.Kind
 # Fields whose value a later explicit statement replaces even without a correction marker
 # ("Бюджет 3 млн" after "бюджет 2 млн"), when read with at least this confidence.
 RESTATED_CONFIDENCE = 0.85
-RESTATED_FIELDS = frozenset({"clientName", "contact", "budget", "currency", "deadline"})
+RESTATED_FIELDS = frozenset(
+    {"clientName", "contact", "budget", "currency", "deadline", "creativeSession"}
+)
 # Fields whose reading a surer one replaces ("launching in April", then "delivered by March
 # 20th"; a guessed name, then "меня зовут …"): only while the value is the reader's own.
 UPGRADED_FIELDS = frozenset({"clientName", "company", "productName", "deadline"})
@@ -245,7 +248,8 @@ def _day_fix_apply(
     old_day, new_day = reading.day_fix
     try:
         date = datetime.date.fromisoformat(current) if isinstance(current, str) else None
-        fixed = date.replace(day=new_day) if date is not None and date.day == old_day else None
+        wanted = date is not None and old_day in (date.day, ANY_DAY) and date.day != new_day
+        fixed = date.replace(day=new_day) if wanted else None
     except ValueError:  # "31-го" in a month of 30 days
         return None
     if fixed is None or field_name in stage.producer_fields:

@@ -19,13 +19,13 @@ BUDGET_CUE = re.compile(
     r"виділили|виділити|можемо\s+(?:витратити|виділити|заплатити)|маємо|закладаємо|"
     r"розраховуємо\s+на|на\s+(?:ролик|проєкт|відео|все)|"
     r"budget|we\s+can\s+spend|can\s+spend|to\s+spend|we\s+have|we['’]ve\s+got|set\s+aside|"
-    r"afford|allocated|willing\s+to\s+(?:spend|pay)|up\s+to|денег|деньги|грошей|гроші|money",
+    r"afford|allocated|willing\s+to\s+(?:spend|pay)|up\s+to|денег|деньг\w*|грош\w*|money",
     re.IGNORECASE,
 )
 # Cues that an amount is a price of something (the client's product, a delivery, ...).
 PRICE_BEFORE = re.compile(
-    r"(?:стоит|стоят|стоимость|цена|ценой|по\s+цене|продаём|продаем|обходится|"
-    r"коштує|коштують|ціна|вартість|продаємо|"
+    r"(?:стоит|стоят|стоить|стоимость|цена|ценой|по\s+цене|продаём|продаем|обходится|"
+    r"коштує|коштують|коштуватиме|коштувати|ціна|вартість|продаємо|"
     r"costs?|priced?|price\s+is|sells?\s+for|retails?|"
     r"\bот|\bвід|\bfrom|заказ\s+от|замовлення\s+від)\W*(?:\w+\W+){0,2}$",
     re.IGNORECASE,
@@ -43,14 +43,14 @@ _CURRENCY_WORDS = (
     ("UAH", re.compile(r"гривн|гривен|гривень|грн|₴|\buah\b|hryvn", re.IGNORECASE)),
 )
 # Slang that names roubles without saying so.
-_ROUBLE_SLANG = re.compile(r"лям|лимон|тыщ|косар|штук", re.IGNORECASE)
+_ROUBLE_SLANG = re.compile(r"лям|лимон|тыщ|косар|штук|кус", re.IGNORECASE)
 
 _WORD_NUMBER = r"[a-zа-яёіїєґ'’]+"
 _MAGNITUDE = {
     "тыс": 1_000, "тысяч": 1_000, "тисяч": 1_000, "тис": 1_000, "тыщ": 1_000,
     "млн": 1_000_000, "миллион": 1_000_000, "мільйон": 1_000_000, "лям": 1_000_000,
     "лимон": 1_000_000, "grand": 1_000, "thousand": 1_000, "million": 1_000_000,
-    "косар": 1_000, "штук": 1_000,
+    "косар": 1_000, "штук": 1_000, "кус": 1_000,
 }  # fmt: skip
 _UNIT = (
     r"(?P<unit>лям(?:а|ов|ів)?|лимон(?:а|ов)?|grand|млн|миллион(?:а|ов)?|мільйон(?:а|ів|и)?|"
@@ -63,6 +63,7 @@ _HALF = re.compile(
 _SLANG = re.compile(
     rf"(?P<number>\d+(?:[.,]\d+)?|{_WORD_NUMBER}(?:-{_WORD_NUMBER})?)?\s*"
     r"(?P<unit>лям(?:а|ов|ів)?|лимон(?:а|ов)?|grand|косар(?:ей|я|ь|и|ів)?|"
+    r"кус(?:ок|ка|ков|ків|ки)|"
     # "5 штук баксов": thousands only when a currency follows ("3 штуки видео" are pieces)
     r"штук(?:и|а)?(?=\s+(?:бакс|доллар|долар|евро|євро|гривен|гривень|рубл|usd|eur)))\b",
     re.IGNORECASE,

@@ -51,6 +51,15 @@ _HOLIDAYS: tuple[tuple[re.Pattern[str], tuple[int, int] | str], ...] = (
         (2, 14),
     ),
     (re.compile(r"23\s+феврал\w*|дн\w+\s+защитник\w*", re.I), (2, 23)),
+    (re.compile(r"(?:st\.?|saint)\s+patrick['’]?s?(?:\s+day)?|paddy['’]?s\s+day", re.I), (3, 17)),
+    (re.compile(r"дн\w+\s+космонавтик\w*", re.I), (4, 12)),
+    (
+        re.compile(r"первома\w*|майск\w+(?!\s+(?:день|дня|дне|числ))|травнев\w+\s+свят", re.I),
+        (5, 1),
+    ),
+    (re.compile(r"canada\s+day", re.I), (7, 1)),
+    (re.compile(r"дн\w+\s+незалежност\w*", re.I), (8, 24)),
+    (re.compile(r"дн\w+\s+знаний|дн\w+\s+знань", re.I), (9, 1)),
     (re.compile(r"хэллоуин\w*|хелловін\w*|гелловін\w*|halloween", re.I), (10, 31)),
     (re.compile(r"christmas|xmas|різдв\w*|католическ\w+\s+рождеств\w*", re.I), (12, 25)),
     (re.compile(r"рождеств\w*", re.I), (1, 7)),
@@ -65,6 +74,9 @@ _DATEISH = re.compile(
     r"завтра|tomorrow|понедельник|пятниц|monday|friday|п'ятниц|понеділ",
     re.IGNORECASE,
 )
+
+
+_FIGURES = re.compile(r"(?<![\d,.])\d{1,2}[./]\d{1,2}(?:[./]\d{2,4})?(?![\d,])")
 
 
 @dataclass(frozen=True)
@@ -156,11 +168,19 @@ def _dateparser_find(text: str, *, today: datetime.date, language: str) -> list[
     result = []
     for phrase, moment in hits:
         start = text.find(phrase)
-        # "a month" in "$4.99 a month" is no date: a digit or a month's name must be there
+        # "a month" in "$4.99 a month" is no date: a month's name must be there, or a figure
+        # with a relative word ("in 2 weeks") or a date written in figures ("15.03"); "50 a"
+        # of "€4.50 a can", "25-40" of an age range or "a 30s" of a spot's length are none
         if (
             start < 0
             or phrase.strip().isdigit()
-            or not (re.search(r"\d", phrase) or _month_named(phrase))
+            or not (
+                _month_named(phrase)
+                or (
+                    re.search(r"\d", phrase)
+                    and (_DATEISH.search(phrase) or _FIGURES.search(phrase))
+                )
+            )
         ):
             continue
         if moment.date() < today:

@@ -16,6 +16,7 @@ FINDING_FIELDS = (
     "clientName", "company", "role", "contact", "projectType", "productName", "coreIdea", "goal",
     "audience",
     "brandTone", "format", "deliverables", "budget", "currency", "deadline", "references",
+    "constraints", "creativeSession",
 )  # fmt: skip
 
 
@@ -36,6 +37,9 @@ class Finding:
         }  # fmt: skip
 
 
+ANY_DAY = 0
+
+
 @dataclass(frozen=True)
 class Reading:
     text: str
@@ -47,7 +51,8 @@ class Reading:
     confirms: bool = False  # "Да, всё верно"
     greets: bool = False  # "Добрый день!"
     corrects: bool = False  # a correction marker anywhere in the message
-    # A day corrected without its month ("не 15-го, а 22-го"): (old day, new day).
+    # A day corrected without its month ("не 15-го, а 22-го"): (old day, new day); the old
+    # day is ANY_DAY when the client names only the new one ("Sorry — the 19th").
     day_fix: tuple[int, int] | None = None
     # One word of a name corrected ("ой не мартынюк а мартынова", "Tkachuk, not Tkach"):
     # (the word corrected away, the word that stands); briefing.reading applies it to the

@@ -13,8 +13,12 @@ from briefing.reader.statements import sentence_at
 
 # --- names ---------------------------------------------------------------------------------
 
-_UP = "A-ZА-ЯЁІЇЄҐ"
-_LOW = "a-zа-яёіїєґ'’"
+# The Latin letters with diacritics of European names ("Paweł Zieliński", "Zoë Müller",
+# "José Núñez", "Søren Ørsted") beside the plain Latin and the Cyrillic ones.
+_LATIN_UP = "".join(ch for ch in map(chr, range(0xC0, 0x250)) if ch.isupper())
+_LATIN_LOW = "".join(ch for ch in map(chr, range(0xC0, 0x250)) if ch.islower())
+_UP = "A-ZА-ЯЁІЇЄҐ" + _LATIN_UP
+_LOW = "a-zа-яёіїєґ'’" + _LATIN_LOW
 # "Анна", "Римский-Корсаков", "MacLeod", "O'Sullivan"
 _NAME_WORD = rf"[{_UP}](?:['’][{_UP}])?[{_LOW}]+(?:[{_UP}][{_LOW}]+)?(?:-[{_UP}][{_LOW}]+)?"
 # The particles of Dutch, German, Spanish, Arabic… surnames: "Sanne de Vries", "Ludwig van
@@ -22,19 +26,23 @@ _NAME_WORD = rf"[{_UP}](?:['’][{_UP}])?[{_LOW}]+(?:[{_UP}][{_LOW}]+)?(?:-[{_UP
 _PARTICLE = r"(?:de|van|der|den|von|da|di|du|del|della|dos|das|le|la|ten|ter|bin|ibn|al|el)"
 _NAME = rf"{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+){{0,2}}{_NAME_WORD}){{0,2}}"
 _INTRO = re.compile(
-    r"(?i:(?<![\w])(?:меня\s+зовут|мо[её]\s+имя|мене\s+звати|моє\s+ім['’]я|my\s+name\s+is|"
+    r"(?i:(?<![\w])(?:меня\s+зовут|зовут\s+меня|мо[её]\s+имя|мене\s+звати|звати\s+мене|"
+    r"мене\s+звуть|звуть\s+мене|моє\s+ім['’]я|my\s+name\s+is|"
     r"(?:i\s+am|i['’]?m|this\s+is|it['’]s)|это|я|це)\s*[,:—–-]?\s+)"
     rf"(?P<name>{_NAME})"
 )
-# A name signed on its own line: after a closing ("С уважением,", "Kind regards,", "дякую.")
-# or as the message's last line after a blank one.
+# A signed name: after a closing ("С уважением,", "Kind regards,", "дякую.") on the next line
+# or the same one ("З повагою, Наталія Решетняк"), on a line after a blank one or led by a
+# dash ("— Геннадий Ломов"), alone or before a comma and the company or role ("Jordan Pike,
+# Latchwell").
 _SIGN_OFF = (
     r"(?:с\s+уважением|з\s+повагою|best\s+regards|kind\s+regards|warm\s+regards|regards|"
     r"best\s+wishes|best|cheers|thanks|thank\s+you|many\s+thanks|спасибо|дякую|всего\s+доброго|"
     r"всього\s+найкращого)"
 )
 _SIGNATURE = re.compile(
-    rf"(?:(?i:{_SIGN_OFF})[^\n\w]*\n\s*|\n\s*\n\s*)(?P<name>{_NAME})[ \t]*(?=\n|$)"
+    rf"(?:(?i:{_SIGN_OFF})(?:[^\n\w]*\n\s*|,[ \t]*)|\n\s*\n\s*|\n[ \t]*[—–-]{{1,2}}[ \t]*)"
+    rf"(?P<name>{_NAME})[ \t]*(?=\n|$|,)"
 )
 _HERE = re.compile(rf"(?P<name>{_NAME_WORD}\s+{_NAME_WORD})\s+here\b")
 # A name that opens a sentence and is followed by a comma: "Игорь Петров, фитнес-клуб …"
@@ -61,8 +69,8 @@ def _person_like(name: str, language: str) -> bool:
     """A Cyrillic name must parse as a first name or a surname (pymorphy3), or be unknown to
     the dictionary; a Latin one passes (capitalisation is all there is)."""
     words = name.split()
-    if not words or words[0].lower() in _NOT_NAMES:
-        return False
+    if not words or words[0].lower() in _NOT_NAMES or words[0].lower() in _FUNCTION_WORDS:
+        return False  # "Sorry", "By Canada Day"
     if re.fullmatch(rf"{_ROLE_WORD}[\w’'-]*", words[0], re.IGNORECASE):
         return False  # "I'm Head of Communications", "Founder & CEO": a role, not a name
     if not _cyrillic(name):
@@ -86,7 +94,12 @@ def name_nominative(name: str, language: str) -> str:
     morph = nlp.morph("uk" if language == "uk" else "ru")
     words = []
     for word in name.split():
-        parses = [p for p in morph.parse(word) if {"Name", "Surn"} & set(p.tag.grammemes)]
+        # a plural ("Садыков" as the genitive plural of "Садык") is never one person's name
+        parses = [
+            p
+            for p in morph.parse(word)
+            if {"Name", "Surn"} & set(p.tag.grammemes) and p.tag.number != "plur"
+        ]
         nominative = any(p.tag.case in (None, "nomn") for p in parses)
         if parses and not nominative:
             inflected = parses[0].inflect({"nomn"})
@@ -213,6 +226,8 @@ def _lowercase_intro_at(match: re.Match[str], language: str) -> tuple[str, int, 
         with_last = bool(last) and last not in _LOWER_STOP
         words = [first, last] if with_last else [first]
         return _title(words), match.start("first"), match.end("last" if with_last else "first")
+    if first in _FUNCTION_WORDS or tagged(first, {"PREP", "CONJ", "PRCL", "NPRO"}):
+        return None  # "это из гранта": a preposition, however a surname the next word is
     if not (tagged(first, {"Name"}) or surname):
         return None
     with_last = bool(last) and last not in _LOWER_STOP and (surname or not tagged(
@@ -303,7 +318,7 @@ _NOUN_THEN_NAME = re.compile(
 # "our robot mower, the Maaier X2", "Our big fundraiser, the Whisker Ball, is on …".
 _LAUNCHED = re.compile(
     r"(?:\b(?:launch(?:ing|es)?|introduc(?:ing|es?)|releas(?:ing|es?)|unveil(?:ing|s)?)\s+"
-    r"(?:the\s+|our\s+)?(?:new\s+)?|\b(?:[Oo]ur|[Mm]y)\s+(?:[a-z-]+\s+){0,3}[a-z-]+,\s+the\s+)"
+    r"(?:the\s+|our\s+)?(?:new\s+)?|\b(?:[Oo]ur|[Mm]y)\s+(?:[a-z'’-]+\s+){0,3}[a-z-]+,\s+(?:the\s+)?)"
     rf"(?P<name>[A-Z][\w&'’+-]*(?:\s+{_TITLE_WORD}){{0,3}})"
 )
 # "меня называют Дима", "I'm called Jake": a person, not a product; "мы называемся …",
@@ -352,6 +367,15 @@ def _verbs_dropped(name: str, start: int, language: str) -> tuple[str, int]:
         name = name[name.index(words[1], len(words[0])) :]
         words = name.split()
     return name, start
+
+
+def _role_before(words: list[str]) -> bool:
+    """A role word among the last words of the clause: the quoted name after it is where the
+    client works."""
+    return any(_ROLE_ALONE.fullmatch(word) for word in words[-MAX_ROLE_REACH:])
+
+
+MAX_ROLE_REACH = 6
 
 
 def _thing_before(words: list[str], language: str) -> bool:
@@ -444,6 +468,10 @@ def read_names(c: Collector) -> None:
         name = match.group("name")
         if len(name.split()) >= 2 and _person_like(name, c.language):
             candidates.append((name, match.start("name"), match.end("name"), 0.85, None))
+    for match in _NAMED_ROLE.finditer(text):  # "Варвара Лыкова, управляющая"
+        name = match.group("name")
+        if len(name.split()) >= 2 and _person_like(name, c.language):
+            candidates.append((name, match.start("name"), match.end("name"), 0.85, None))
     for match in _HERE.finditer(text):
         candidates.append((match.group("name"), match.start("name"), match.end("name"), 0.85, None))
     for sentence in c.sentences:
@@ -472,6 +500,9 @@ def read_names(c: Collector) -> None:
         for span in nlp.russian_entities(text):
             if span.type == "PER" and (len(span.text.split()) >= 2 or "clientName" in c.asked):
                 candidates.append((span.text, span.start, span.end, 0.75, None))
+    restated = _name_restated(c, candidates)
+    if restated is not None:
+        candidates.insert(0, restated)
     for name, start, end, confidence, kind in candidates:
         name, start = _verbs_dropped(name, start, c.language)
         if not name or c.overlaps(start, end):
@@ -494,6 +525,41 @@ def read_names(c: Collector) -> None:
             c.add("clientName", value, start, start + len(value), 0.6, ANSWER)
 
 
+_FULL_NAME = re.compile(rf"(?<![\w'’-]){_NAME}")
+
+
+def _name_restated(
+    c: Collector, candidates: list[tuple[str, int, int, float, str | None]]
+) -> tuple[str, int, int, float, str | None] | None:
+    """In a message that corrects, the last full name sharing a word with a name read in it
+    is the one that stands: "Звати мене Ганна Мельничук. Перепрошую — Мельник, Ганна
+    Мельник", "typo: it's Ashworth-Lee — Tom Ashworth-Lee". None when there is none or it is
+    the name already read first."""
+    if not candidates or not any(s.correction for s in c.sentences):
+        return None
+    words = {word.casefold() for candidate in candidates for word in candidate[0].split()}
+    last = None
+    for match in _FULL_NAME.finditer(c.text):
+        name, start = match.group(), match.start()
+        while name.split() and name.split()[0].casefold() in _OPENERS:  # "I'm Daniel Okafor"
+            opener = name.split()[0]
+            start += name.index(opener) + len(opener) + 1
+            name = name[name.index(opener) + len(opener) :].lstrip()
+        if (
+            len(name.split()) >= 2
+            and words & {word.casefold() for word in name.split()}
+            and _person_like(name, c.language)
+        ):
+            last = (name, start)
+    if last is None or last[0] == candidates[0][0]:
+        return None
+    return (last[0], last[1], last[1] + len(last[0]), 0.9, CORRECTION)
+
+
+# Words a capitalised run may open with that are no part of a name.
+_OPENERS = frozenset({"i'm", "i’m", "im", "it's", "it’s", "this", "это", "це", "я"})
+
+
 def _two_capitals(text: str) -> bool:
     """Two capitalised words in a row, not at a sentence's start: a full name, perhaps."""
     return bool(re.search(rf"[^.!?\s]\s+{_NAME_WORD}\s+{_NAME_WORD}", text))
@@ -502,7 +568,15 @@ def _two_capitals(text: str) -> bool:
 _ROLE_WORD = (
     r"(?:[\w’']+-)?(?:маркетолог|директор|руковод|керівни|основател|засновни|співзасновни|"
     r"сооснователь|владел|власни|продюсер|менеджер|главврач|головлікар|бренд-менеджер|"
-    r"head|founder|co-founder|owner|director|manager|producer|marketer|lead|ceo|cmo|cto|coo)"
+    r"управляющ|керуюч|координатор|head|founder|co-founder|owner|director|manager|producer|"
+    r"marketer|lead|ceo|cmo|cto|coo)"
+)
+# "Варвара Лыкова, управляющая", "Юлія Гринчук, власниця", "Jordan Pike, head of ops": a
+# full name followed by its role
+_ROLE_ALONE = re.compile(rf"{_ROLE_WORD}[\w’'-]*", re.IGNORECASE)
+_NAMED_ROLE = re.compile(
+    rf"(?<![\w'’-])(?P<name>{_NAME}),[ \t]*(?:(?:the|a|an)\s+)?(?:[\w’'-]+\s+)?"
+    rf"(?i:{_ROLE_WORD})"
 )
 # "…, директор по маркетингу компании …", "I'm the owner", "head of marketing at …",
 # "я маркетолог": a role word right after the name (or after "я" / "I'm"), with the words
@@ -513,7 +587,9 @@ _ROLE = re.compile(
     re.IGNORECASE,
 )
 _ROLE_TAIL = re.compile(r"\s+(?P<word>[a-zа-яёіїєґ’'-]+)")
-_ROLE_STOP = frozenset({"at", "in", "for", "from", "and", "в", "из", "у", "з", "і", "и", "та", "й"})
+_ROLE_STOP = frozenset({
+    "at", "in", "for", "from", "and", "в", "из", "у", "з", "і", "и", "та", "й", "на",
+})  # fmt: skip
 MAX_ROLE_TAIL = 3
 
 
@@ -550,9 +626,30 @@ def _direct_name(text: str, language: str) -> str | None:
     value = re.split(r",|\s+(?:из|от|з|із|від|from|at)\s+|\s[—–-]\s", value)[0].strip(" .")
     if not value or len(value.split()) > 4 or is_confirmation(value) or is_greeting(value):
         return None
-    if "@" in value or re.search(r"\d", value) or value.split()[0].lower() in _NOT_NAMES:
-        return None  # "почта olga@…", "Sorry", "прізвище": no name
+    first = value.split()[0].lower()
+    if "@" in value or re.search(r"\d", value) or first in _NOT_NAMES or first in _FUNCTION_WORDS:
+        return None  # "почта olga@…", "Sorry", "прізвище", "By Canada Day": no name
+    if _cyrillic(value) and not _person_like(value, language) and _dictionary_word(value, language):
+        return None  # "Цель — привести зрителей": a word the dictionary knows, and no name
     return value
+
+
+# Words a name never starts with: prepositions, conjunctions, particles ("By Canada Day",
+# "До весны", "Для сайту").
+_FUNCTION_WORDS = frozenset({
+    "by", "to", "for", "in", "on", "at", "until", "till", "before", "after", "about", "with",
+    "around", "no", "not", "yes", "ok", "okay", "maybe", "probably", "sure", "please", "as",
+    "and", "or", "but", "if", "so", "just", "also", "approximately", "к", "ко", "до",
+    "по", "в", "во", "на", "для", "с", "со", "з", "із", "зі", "від", "от", "и", "і", "та", "а",
+    "из", "о", "об", "про", "при", "без", "під", "под", "над", "за",
+    "но", "але", "или", "або", "да", "так", "нет", "ні", "не", "ок", "около", "близько",
+})  # fmt: skip
+
+
+def _dictionary_word(value: str, language: str) -> bool:
+    """Every reading pymorphy3 has of the first word is a known word (none of them a name)."""
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+    return all(p.is_known for p in morph.parse(value.split()[0]))
 
 
 def _org_cut(org: str) -> str:
@@ -569,6 +666,7 @@ def read_companies_and_products(c: Collector) -> None:
             continue
         before = _words_before(text, match.start())
         kind = _noun_kind(before)
+        works_at = False
         after = _IS_OUR_PRODUCT.match(text[match.end() : match.end() + 40])
         if after and _PRODUCT_NOUNS.match(after.group(1)):
             kind = "product"
@@ -585,6 +683,15 @@ def read_companies_and_products(c: Collector) -> None:
         if kind is None and _noun_kind(_clause_words_before(c, match.start())) == "product":
             # "продукт у нас — протеиновые батончики «Номад Бар»": the noun further back
             kind = "product"
+        if (
+            kind is None
+            and not any(f.field == "company" for f in c.findings)
+            and (works_at := _role_before(_clause_words_before(c, match.start())))
+        ):
+            # "Я CMO в «Бастион Софт»", "директор виноробні «Бессарабські Пагорби»",
+            # "руководитель отдела маркетинга на хладокомбинате «Северный Пломбир»": where the
+            # client works
+            kind = "company"
         if kind is None and _thing_before(before, c.language):
             # "новой фасадной краске «ФасадПро Арктика»", "Котёл новый — «Байкал 24 Турбо»":
             # a quoted name after a noun for a thing names that thing, not the company
@@ -605,7 +712,7 @@ def read_companies_and_products(c: Collector) -> None:
         field_name = "company" if kind == "company" else "productName"
         if field_name == "productName" and "productName" in c.asked:
             continue  # a direct answer to the product question is read whole, below
-        confidence = 0.85 if _noun_kind(before) or preposition_only else 0.7
+        confidence = 0.85 if _noun_kind(before) or preposition_only or works_at else 0.7
         renamed = _RENAMED.search(text[max(0, match.start() - 40) : match.start()])
         c.add(field_name, value, match.start(1), match.end(1), confidence,
               CORRECTION if renamed else None)  # fmt: skip

@@ -5,18 +5,26 @@ it was (answer, correction, mention, question)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 import re
 from collections.abc import Iterable
 from typing import Any
 
-from briefing.reader.amounts import amount_role, amounts_find, currency_named
-from briefing.reader.chatter import is_closing, is_confirmation, is_greeting, is_question
+from briefing.reader.amounts import BUDGET_CUE, amount_role, amounts_find, currency_named
+from briefing.reader.chatter import (
+    declines,
+    is_closing,
+    is_confirmation,
+    is_greeting,
+    is_question,
+)
 from briefing.reader.contacts import SEPARATOR, contacts_find
 from briefing.reader.dates import deadlines_find, month_number
 from briefing.reader.findings import (
     ANSWER,
+    ANY_DAY,
     CORRECTION,
     MENTION,
     QUESTION,
@@ -46,6 +54,8 @@ from llmkit.extract import find_urls
 
 _NAMEISH_FIELDS = ("clientName", "company")
 _LIST_FIELDS = frozenset({"deliverables"})
+# Fields whose finding is its whole clause: cut from the answer to the question asked.
+_CLAUSE_FIELDS = frozenset({"creativeSession"})
 
 
 def _read_contacts(c: Collector) -> None:
@@ -75,6 +85,10 @@ def _read_money(c: Collector) -> None:
             c.mentions.append(Finding("price", value, c.text[start:end], start, end, 0.8, MENTION))
             continue
         is_budget = role == "budget" or kind in (ANSWER, CORRECTION)
+        starts = [a[2] for a in amounts]
+        if not is_budget and kind != QUESTION and _budget_said_before(c, sentence, start, starts):
+            # "Бюджет считаем в евро. 18 000 евро.": the amount right after the budget's cue
+            is_budget = True
         if kind == QUESTION or not is_budget:
             c.mentions.append(Finding("amount", value, c.text[start:end], start, end, 0.5, MENTION))
             continue
@@ -109,6 +123,21 @@ def _read_money(c: Collector) -> None:
         currency = in_message[0] if len(set(in_message)) == 1 else None
     if currency:
         c.add("currency", currency, start, end, confidence, kind)
+
+
+def _budget_said_before(c: Collector, sentence: Any, start: int, starts: list[int]) -> bool:
+    """Whether the amount at `start` is the first of its sentence and the sentence before
+    speaks of the budget with no amount of its own ("Бюджет считаем в евро. 18 000 евро.")."""
+    index = c.sentences.index(sentence) if sentence in c.sentences else 0
+    if index == 0:
+        return False
+    before = c.sentences[index - 1]
+    return (
+        bool(BUDGET_CUE.search(before.text))
+        and not declines(before.text)
+        and not any(before.start <= other < sentence.start for other in starts)
+        and start == min(other for other in starts if other >= sentence.start)
+    )
 
 
 def _read_deadline(c: Collector, *, today: datetime.date) -> None:
@@ -146,14 +175,42 @@ def _read_deadline(c: Collector, *, today: datetime.date) -> None:
         # "by March 20th" is surer than "launching in April" (it replaces that reading), not
         # sure enough to restate a deadline given with a deadline word.
         confidence = 0.9 if strong else 0.84 if _by_date(c.text, chosen) else 0.8
-        c.add("deadline", chosen.value.isoformat(), chosen.start, chosen.end, confidence, kind)
+        value = chosen.value
+        day = _bare_day_corrected(c, after=chosen.end, dates=[f for f, _ in candidates])
+        if day is not None and day != value.day:
+            # "Deadline is April 12th. Sorry — the 19th": the day put right, the month kept
+            with contextlib.suppress(ValueError):  # "the 31st" of a 30-day month: not it
+                value, kind = value.replace(day=day), CORRECTION
+        c.add("deadline", value.isoformat(), chosen.start, chosen.end, confidence, kind)
+
+
+# A day alone, said as a day: "the 19th", "10-го", "20 числа".
+_BARE_DAY = re.compile(
+    r"(?<![\d.,:/])(\d{1,2})(?:-?(?:го|е|ое|ого|th|st|nd|rd)\b|\s*(?:числа|число)\b)",
+    re.IGNORECASE,
+)
+
+
+def _bare_day_corrected(c: Collector, *, after: int, dates: list[Any]) -> int | None:
+    """The day a correcting sentence after `after` gives alone ("Sorry — the 19th", "Ой, ні,
+    до 10-го"), when that sentence holds no whole date of its own."""
+    for sentence in c.sentences:
+        if sentence.end <= after or not sentence.correction:
+            continue
+        if any(sentence.start <= found.start < sentence.end for found in dates):
+            continue
+        start = max(sentence.start, after, sentence.pivot or 0)
+        match = _BARE_DAY.search(c.text, start, sentence.end)
+        if match and 1 <= int(match.group(1)) <= 31:
+            return int(match.group(1))
+    return None
 
 
 _DEADLINE_CUE = re.compile(
     r"(?<![\w])(?:срок|дедлайн|deadline|сдат|сдач|нужн|надо|готов|запуск|запуст|успе|хотел|"
     r"желательн|здат|здач|термін|треба|потрібн|встигн|вийти|launch|ready|need|due|live|"
-    r"ideally|possible|great|have\s+it|must|should)"
-    r"|(?<![\w])(?:к|до|by|until|till|before|out)(?![\w])",
+    r"ideally|possible|great|have\s+it|must|should|выпуст|випуст|release)"
+    r"|(?<![\w])(?:к|ко|до|by|until|till|before|out)(?![\w])",
     re.IGNORECASE,
 )
 _DEADLINE_WORD = re.compile(
@@ -200,6 +257,8 @@ def _read_day_fix(c: Collector) -> tuple[int, int] | None:
         old, new = int(match.group(1)), int(match.group(2))
     elif match := _DAY_FIX_INVERTED.search(c.text):
         new, old = int(match.group(1)), int(match.group(2))
+    elif (day := _bare_day_corrected(c, after=0, dates=[])) is not None:
+        return (ANY_DAY, day)  # "Sorry — the 19th": whichever day the deadline had
     else:
         return None
     return (old, new) if 1 <= old <= 31 and 1 <= new <= 31 and old != new else None
@@ -307,14 +366,84 @@ def _read_project_type(c: Collector) -> None:
         return
 
 
+# "Creative session yes", "креативную сессию давайте", "No creative session", "Креативна
+# сесія потрібна": said in passing, whatever was asked.
+_CREATIVE_SESSION = re.compile(
+    r"креатив\w*[\s-]+сесси\w*|креатив\w*[\s-]+сесі\w*|creative\s+session", re.IGNORECASE
+)
+
+
+def _read_creative_session(c: Collector) -> None:
+    from briefing.stages.readers import read_yes_no  # the stages import the reader
+
+    match = _CREATIVE_SESSION.search(c.text)
+    if match is None:
+        return
+    sentence = sentence_at(c.sentences, match.start())
+    start, end = (sentence.start, sentence.end) if sentence else (0, len(c.text))
+    for part in re.finditer(r"[^;\n]+", c.text[start:end]):
+        if _CREATIVE_SESSION.search(part.group()):
+            value = read_yes_no(part.group(), c.language)
+            if value is not None:  # the clause is the answer: no other field's
+                c.add("creativeSession", value, start + part.start(), start + part.end(), 0.85)
+            return
+
+
+# A length said as a video's ("60s explainer", "ролик на 30 сек", "відео на хвилину-півтори",
+# "a two-minute film", "3 x 15s"), and what a clause of a production spec has beside it.
+_LENGTH = re.compile(
+    r"\d+(?:[.,]\d+)?\s*-?\s*(?:s|sec|secs|seconds?|second|сек\w*|с|min|mins|minutes?|minute|"
+    r"мин\w*|хв\w*|хвилин\w*)(?![\w])|(?<![\w])(?:на|a)\s+(?:минуту|хвилину|minute)(?![\w])|"
+    r"(?:one|two|three|half)-minute",
+    re.IGNORECASE,
+)
+_VIDEO_NOUN = (
+    r"ролик|видео|відео|рилс|рілс|reels?|clips?|кліп|клип|spots?|film|фильм|фільм|trailer|"
+    r"трейлер|тизер|teaser|cut|верси|explainer|експлейнер|эксплейнер|shorts|сниппет|сніпет|"
+    r"сторіс|сторис|stories|verticals?|вертикал\w*"
+)
+_PRODUCTION_WORD = re.compile(_VIDEO_NOUN, re.IGNORECASE)
+# What makes a clause a list of things to hand over: a count of videos, "3 x 15s", a "+".
+_DELIVERABLE_COUNT = re.compile(
+    r"\d+\s*[x×]|[x×]\s*\d|\+|(?<![\w])(?:\d+|two|three|four|five|six|seven|eight|ten|два|две|"
+    r"три|четыре|пять|шесть|дві|чотири|п['’]ять|шість)\s+(?:[\w-]+\s+){0,2}(?:" + _VIDEO_NOUN + ")",
+    re.IGNORECASE,
+)
+
+
+def _read_production(c: Collector) -> None:
+    """ "60s explainer + 3 x 15s for social", "Нужен ролик на минуту и три коротких тизера":
+    a sentence that gives a video's length among what is to be made is the format and the
+    deliverables, said in passing (a labelled "Формат: …" is read first and wins)."""
+    if any(f.field in ("format", "deliverables") for f in c.findings):
+        return
+    from briefing.stages.readers import read_list  # the stages import the reader
+
+    for sentence in c.sentences:
+        if sentence.question or not _LENGTH.search(sentence.text):
+            continue
+        if not _PRODUCTION_WORD.search(sentence.text) or c.overlaps(sentence.start, sentence.end):
+            continue
+        clause = sentence.text.strip().rstrip(".!;")
+        start = c.text.find(clause, sentence.start)
+        deliverables = read_list(clause, c.language) if _DELIVERABLE_COUNT.search(clause) else None
+        c.add("format", clause, start, start + len(clause), 0.75)
+        if deliverables:
+            c.add("deliverables", deliverables, start, start + len(clause), 0.75)
+        return
+
+
 def _read_labels(c: Collector) -> None:
+    # the stages import the reader
+    from briefing.stages.readers import read_list, read_references
+
     for name, value, start, end in labelled_statements(c.text):
         if name in _LIST_FIELDS:  # "Deliverables: one film, three cutdowns and stills"
-            from briefing.stages.readers import read_list  # the stages import the reader
-
             value = read_list(value, c.language)
-            if not value:
-                continue
+        elif name == "references":  # "Refs: the Apple AirTag film, https://…"
+            value = read_references(value, c.language)
+        if not value:
+            continue
         c.add(name, value, start, end, 0.8)
         c.taken.append((start, end))
 
@@ -387,13 +516,17 @@ def _read_cached(
     c = Collector(text, language, asked, sentences, ner=ner)
     _read_contacts(c)
     _read_labels(c)
+    _read_creative_session(c)
     _read_deadline(c, today=today)
+    _read_production(c)
     _read_money(c)
     read_companies_and_products(c)
     read_names(c)
     read_role(c)
     _read_project_type(c)
-    labelled = [(f.start, f.end) for f in c.findings if f.field in dict(LABELS)]
+    labelled = [
+        (f.start, f.end) for f in c.findings if f.field in dict(LABELS) or f.field in _CLAUSE_FIELDS
+    ]
     corrected = [f.start for f in c.findings if f.kind == CORRECTION]
     answer = _answer_text(text, sentences, labelled, corrected)
     c.answer_text = answer

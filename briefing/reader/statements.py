@@ -8,17 +8,22 @@ from dataclasses import dataclass
 
 _SENTENCE = re.compile(r".+?(?:[.!?…]+(?=\s|$)|\n|$)", re.DOTALL)
 _QUESTION_START = re.compile(
-    r"^\W*(?:а|и|і|so|and)?\s*(?:сколько|как|какой|какая|какие|каков|можно|можете|могли|вы|"
+    r"^\W*(?:(?:а|и|і|so|and|also|btw|oh|ah|ok|okay|and\s+also|by\s+the\s+way|кстати|кстаті|"
+    r"до\s+речі|ну|ещё|ще|и\s+ещё|і\s+ще|тоже|також|ладно|гаразд)\W+){0,2}"
+    r"(?:сколько|как|какой|какая|какие|каков|можно|можете|могли|вы|"
     r"у\s+вас|есть\s+ли|а\s+вы|чи|скільки|як|який|яка|які|можна|можете|ви|у\s+вас|"
-    r"do|does|did|can|could|how|what|which|is|are|will|would\s+you|should|who|when|where)\b",
+    r"do|does|did|can|could|how|what|which|is|are|will|would\s+you|should|who|when|where)\b"
+    # a question to the studio wherever it starts: "снимаете ли вы…", "so we fake it, can you…"
+    r"|\b(?:ли\s+вы|ли\s+у\s+вас|(?:can|could|do|would|will|are|have)\s+you)\b",
     re.IGNORECASE,
 )
 _CORRECTION = re.compile(
     r"(?<![\w])(?:ой|ой-ой|вернее|точнее|поправка|поправлю|исправлю|ошибся|ошиблась|"
     r"перепутал[аи]?|точніше|виправлю|помилився|помилилася|переплутав|переплутала|"
     r"переплутали|сплутав|сплутала|i\s+meant|i\s+mean|make\s+that|"
-    r"correction|scratch\s+that)(?![\w])|(?<![\w])(?:sorry|извините|простите|вибачте|"
-    r"перепрошую)(?=,?\s+(?:[\d$€£₴₽]|не\s))",
+    r"correction|scratch\s+that|typo|autocorrect\w*|автозамен\w*|автозамін\w*|опечат\w*|"
+    r"одрук\w*|описк\w*)(?![\w])|(?<![\w])(?:sorry|извините|простите|вибачте|"
+    r"перепрошую)(?=,?\s*[—–-]?\s+(?:the\s+)?(?:[\d$€£₴₽]|не\s))",
     re.IGNORECASE,
 )
 # "не 2 млн, а 2,5 млн", "не до 15 січня, а до 25 січня", "not 8k but 10k"
@@ -95,9 +100,13 @@ LABELS = (
     ("format", r"(?:формат|format|хронометраж)"),
     ("deliverables", r"(?:deliverables|на\s+выходе|на\s+виході|что\s+сда[её]м|що\s+здаємо)"),
     ("brandTone", r"(?:тон|tone)"),
+    ("references", r"(?:референсы|референси|рефы|рефи|references?|refs?|примеры|приклади|"
+                   r"inspiration)"),
+    ("constraints", r"(?:ограничения|обмеження|constraints?|restrictions?|must[-\s]haves?|"
+                    r"табу|запреты|заборони)"),
 )  # fmt: skip
 _LABEL = re.compile(
-    r"(?:^|(?<=[.!?;,]\s)|(?<=\n))\s*(?:"
+    r"(?:^|(?<=[^\w\s]\s)|(?<=\n))\s*(?:"
     + "|".join(f"(?P<{name}>{pattern})" for name, pattern in LABELS)
     + r")(?:\s*[:—–-]\s*|\s+(?=\d)|\s+(?:is|are|will\s+be)\s+)",
     re.IGNORECASE,

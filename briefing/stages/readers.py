@@ -334,7 +334,7 @@ _YES = {
     "звісно", "авжеж", "потрібна", "потрібно", "треба", "хочемо", "обов’язково",
     "обов'язково",
 }  # fmt: skip
-_NO = {"нет", "неа", "no", "nope", "ні", "немає", "нема"}
+_NO = {"нет", "неа", "no", "nope", "nah", "ні", "немає", "нема"}
 # "так" is a yes only in Ukrainian: in Russian it opens any sentence ("так себе").
 _YES_UK = _YES | {"так"}
 _NEGATIVE = re.compile(

@@ -160,3 +160,25 @@ def test_a_contact_given_after_completion_joins_the_brief(project, say, rules_ag
     assert project.brief["intro"]["contact"] == "+79161234567, anna@zerno.coffee"
     # The message stays an additional request for the producer all the same.
     assert [r["text"][:6] for r in project.brief["additionalRequests"]] == ["Забыла"]
+
+
+def test_a_fact_added_at_the_read_back_is_read_back_once_more_not_taken_for_a_yes(
+    project, say, rules_agent
+):
+    say(project, FRONT_LOADED.replace("Анна Петрова, +7 916 123-45-67, нужен", "Нужен"))
+    answers = iter([
+        "Сама кофейня, «Зерно».", "Идея — утренний ритуал с чашкой кофе.", "Рекламный ролик.",
+        "Вертикальное видео 30 секунд.", "Основной ролик и три коротких версии.", "Анна",
+        "Не хочу пока давать телефон.", "Ничего не добавлю.",
+    ])  # fmt: skip
+    reply = ""
+    while not reply.startswith("Записала"):  # up to the read-back, whatever is asked
+        reply = say(project, next(answers)).replies.order_by("seq").last().text
+    assert "+7" not in reply
+    turn = say(project, "Хотя ладно, вот почта: anna@zerno.coffee. Креативная сессия — да.")
+    assert project.status == "active"
+    again = turn.replies.order_by("seq").last().text
+    assert again.startswith("Записала") and "anna@zerno.coffee" in again
+    say(project, "Да, всё верно.")
+    assert project.status == "completed"
+    assert [e["given"] for e in _events(project, BriefingEvent.Kind.READ_BACK)] == [1, 2]
