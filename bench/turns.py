@@ -1,6 +1,7 @@
 """Benchmark of the briefing engine: orchestration overhead per turn (level 1 included),
 prompt size of the staged design against one monolithic prompt, and the cacheable share of
-prompt tokens.
+prompt tokens. Its "sizing" line (turns per second per worker process) is the figure
+docs/operations.md sizes workers by.
 
     python -m bench.turns [--briefings 20]
 
@@ -89,6 +90,7 @@ def overhead(briefings: int) -> None:
     briefing.tasks.project_turns_drain = timed_drain
     per_turn_ms: list[float] = []
     processing_ms: list[float] = []
+    worker_ms: list[float] = []  # processing with the rules agent's own time: a worker's share
     started = time.perf_counter()
     turns = 0
     per_turn_statements: list[int] = []
@@ -106,7 +108,8 @@ def overhead(briefings: int) -> None:
                 )
             )
             per_turn_ms.append(elapsed_ms - model_ms)
-            processing_ms.append(processing.pop() * 1000 - model_ms)
+            worker_ms.append(processing.pop() * 1000)
+            processing_ms.append(worker_ms[-1] - model_ms)
             turns += 1
         project.refresh_from_db()
         assert project.status == "completed", project.status
@@ -131,6 +134,14 @@ def overhead(briefings: int) -> None:
         print(f"    SQL statements, {label:<28} mean {statistics.mean(values):5.1f}, "
               f"max {max(values)} (target for processing: <= 10)")  # fmt: skip
     print(f"    {turns / wall:.1f} turns/s end to end, one process")
+    # Sizing (docs/operations.md): a worker process runs one turn at a time, so its rate is
+    # the inverse of the mean time a turn holds it (the task's body; the broker's hop is not
+    # in it). With a real model, add the model's seconds per turn to that time.
+    worker_mean_ms = statistics.mean(worker_ms)
+    print(f"    sizing: {1000 / worker_mean_ms:.1f} turns/s per worker process with the rules "
+          f"agent (a turn holds it {worker_mean_ms:.1f} ms on average, the agent's "
+          f"{worker_mean_ms - statistics.mean(processing_ms):.1f} ms included); with a model: "
+          f"1 / (its seconds per turn + {worker_mean_ms / 1000:.3f})")  # fmt: skip
     # Level 1 runs inside "processing a turn" above; its own share, message by message.
     from llmkit.level1 import classify
 

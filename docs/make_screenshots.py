@@ -1,4 +1,4 @@
-"""Regenerate the README's screenshots of the pages from a throwaway demo database.
+"""Regenerate the screenshots in docs/guide.md and docs/crm.md from a throwaway demo database.
 
 Run from the repository root (Debian's Chromium must be installed; Playwright never downloads
 a browser):

@@ -62,8 +62,8 @@ def test_the_natural_set_meets_the_targets(transactional_db):
 def test_a_holdout_set_keeps_the_fields_it_was_last_measured_at(
     folder, fields_right, transactional_db
 ):
-    """Conversations written after the reader (README: what they scored on their first run):
-    a change to the reader may not lose a field they had."""
+    """Conversations written after the reader (docs/quality.md: what they scored on their first
+    run): a change to the reader may not lose a field they had."""
     output = run(NATURAL.parent / folder)
     _good, _total, right, _fields, _share = SUMMARY.match(output.splitlines()[-1]).groups()
     assert int(right) >= fields_right, output

@@ -262,5 +262,5 @@ def test_the_held_out_mails_are_scored_and_every_card_passes_its_checks():
     scores = folder_score(HOLDOUT)
     assert len(scores) == 14
     assert not [s.name for s in scores if s.refused]
-    # The README records the figure; a change that loses a mail's card shows here.
+    # docs/crm.md records the figure; a change that loses a mail's card shows here.
     assert score_line(scores).startswith("14/14 messages fully right")

@@ -18,7 +18,7 @@ from llmkit.guard import guard_check
 from llmkit.level1 import Level1Verdict, classify, complexity_of
 
 # The held-out fifth keeps template families whole, so its attacks include wrappers the
-# model never saw; see the README for the figures by language.
+# model never saw; see docs/engine.md for the figures by language.
 ATTACK_RECALL_FLOOR = 0.88
 
 
@@ -96,7 +96,7 @@ def test_held_out_figures_meet_the_targets(held_out_figures):
     assert figures["briefing refused / all"]["rate"] <= 0.005
     assert figures["capability recall / all"]["n"] > 150
     assert figures["capability recall / all"]["rate"] >= 0.8
-    for lang in ("ru", "uk", "en"):  # Russian is the weakest (see the README)
+    for lang in ("ru", "uk", "en"):  # Russian is the weakest (see docs/engine.md)
         assert figures[f"capability recall / {lang}"]["rate"] >= 0.7, lang
     assert figures["briefing taken for a capability question / all"]["rate"] <= 0.02
     assert figures["ordinary taken for a capability question / all"]["rate"] <= 0.003
@@ -111,7 +111,7 @@ def test_level_1_costs_well_under_two_milliseconds_of_cpu_per_message():
         started = time.thread_time()
         classify(text)
         costs.append(time.thread_time() - started)
-    # About 0.1-0.3 ms here (the README's figure); the bound leaves room for a slow machine.
+    # About 0.1-0.3 ms here (docs/engine.md's figure); the bound leaves room for a slow machine.
     assert np.percentile(costs, 99) < 0.004
 
 

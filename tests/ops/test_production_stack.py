@@ -1,7 +1,8 @@
 """The production stack for real: scripts/serve starts gunicorn (2 processes), a Celery
 worker (2 processes) and the beat with DEBUG off on PostgreSQL and Redis; a briefing is
 played over HTTP as a browser would, /readyz and /metrics answer, the request id reaches the
-worker's log, and SIGTERM stops every process."""
+worker's log, and SIGTERM stops every process. One of the worker's processes killed in the
+middle of a turn leaves that turn answered exactly once."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import re
 import signal
 import socket
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -19,7 +22,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from briefing.models import Turn
 from briefing.services import project_create
+from dlq.models import StructuredCall
 from tests.conftest import ROOT, wait_for
+from tests.llmkit.wire_servers import JsonReply, SlowReply, WireServer, openai_completion
 
 METRICS_TOKEN = "stack-test-metrics-token"
 ADMIN_PASSWORD = "stack-test-admin-pw"
@@ -62,8 +67,29 @@ def _alive(pids: set[int]) -> set[int]:
     return alive
 
 
-@pytest.fixture
-def stack(postgres, redis_url, tmp_path, settings):
+def _holding_connection_to(port: int, pids: set[int]) -> set[int]:
+    """The processes among `pids` with a TCP connection open to 127.0.0.1:`port`."""
+    inodes = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        remote_port = int(fields[2].split(":")[1], 16)
+        if remote_port == port and fields[3] == "01":  # ESTABLISHED
+            inodes.add(f"socket:[{fields[9]}]")
+    holders = set()
+    for pid in pids:
+        try:
+            links = {os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()}
+        except OSError:
+            continue  # ended meanwhile
+        if links & inodes:
+            holders.add(pid)
+    return holders
+
+
+@contextmanager
+def _serving(settings, tmp_path: Path, **environ: str) -> Iterator[tuple]:
+    """scripts/serve on the test database and Redis (`environ` adds to its environment) until
+    the block ends, then every process it started is stopped."""
     db = settings.DATABASES["default"]
     port = _free_port()
     env = {
@@ -72,7 +98,6 @@ def stack(postgres, redis_url, tmp_path, settings):
         "DJANGO_SETTINGS_MODULE": "config.settings",
         "SECRET_KEY": "stack-test-secret-key",
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        "CELERY_BROKER_URL": redis_url,
         "VAR_DIR": str(tmp_path / "var"),
         "HOST": "127.0.0.1",
         "PORT": str(port),
@@ -86,6 +111,7 @@ def stack(postgres, redis_url, tmp_path, settings):
         "SESSION_COOKIE_SECURE": "false",
         "CSRF_COOKIE_SECURE": "false",
         "LOG_FORMAT": "json",
+        **environ,
     }
     log_path = tmp_path / "serve.log"
     with log_path.open("wb") as log:
@@ -119,6 +145,12 @@ def stack(postgres, redis_url, tmp_path, settings):
                 serve.kill()
         for pid in _alive(processes):
             os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def stack(postgres, redis_url, tmp_path, settings):
+    with _serving(settings, tmp_path, CELERY_BROKER_URL=redis_url) as running:
+        yield running
 
 
 def _form_fields(html: str) -> dict[str, str]:
@@ -230,3 +262,61 @@ def test_production_stack_plays_a_briefing_and_reports_ready(stack, producer):
     assert access
     assert access[0]["view"] == "client_chat"
     assert access[0]["status"] == 302
+
+
+ANSWER = {"message": "Как вас зовут?", "introStatus": False}
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_process_killed_mid_turn_leaves_the_turn_answered_once(
+    postgres, redis_url, tmp_path, settings
+):
+    path = "/v1/chat/completions"
+    with WireServer() as model:
+        # The first model call hangs (its worker process is killed while it waits); the next
+        # one answers.
+        model.route(path, SlowReply(60), JsonReply(openai_completion(json.dumps(ANSWER))))
+        with _serving(
+            settings, tmp_path, CELERY_BROKER_URL=redis_url, LLM_PROVIDERS="openai",
+            OPENAI_BASE_URL=model.url("/v1"), OPENAI_MODEL="scripted",
+            # A short budget makes a short claim (9 s): the turn is taken over soon.
+            LLM_CALL_BUDGET_S="8", LLM_LEASE_MARGIN_S="1", CELERY_VISIBILITY_TIMEOUT_S="4",
+        ) as (base, serve, log_path, _processes):  # fmt: skip
+            project = project_create(title="Kill test", language="ru")
+            client = httpx.Client(base_url=base, timeout=10)
+            chat_url = f"/c/{project.client_token}/"
+            page = client.get(chat_url)
+            sent = client.post(chat_url, data={"text": "Здравствуйте!", **_form_fields(page.text)})
+            assert sent.status_code == 302, sent.text[-500:]
+            turn = Turn.objects.get(project=project, role=Turn.Role.CLIENT)
+
+            # Mid-turn: the turn is claimed and its worker process waits on the model.
+            assert model.wait_until(lambda: len(model.requests_to(path)) >= 1, timeout=60), (
+                log_path.read_text()[-3000:]
+            )
+            holders = _holding_connection_to(model.port, _descendants(serve.pid))
+            assert len(holders) == 1, holders
+            turn.refresh_from_db()
+            assert turn.status == Turn.Status.PROCESSING
+            os.kill(holders.pop(), signal.SIGKILL)
+
+            # Its claim expires, the beat's sweep (every 60 s) queues the turn again, and
+            # another worker process answers it.
+            def answered() -> bool:
+                turn.refresh_from_db()
+                return turn.status == Turn.Status.DONE
+
+            assert wait_for(answered, 100), log_path.read_text()[-3000:]
+            replies = Turn.objects.filter(reply_to=turn, role=Turn.Role.AGENT)
+            # The killed task's message coming back from Redis (after 4 s) answers nothing.
+            assert not wait_for(lambda: replies.count() > 1, 8)
+            assert replies.get().text == ANSWER["message"]
+            assert project.turns.filter(role=Turn.Role.AGENT).count() == 1
+            assert StructuredCall.objects.filter(source_id=str(turn.pk)).count() == 1
+            assert len(model.requests_to(path)) == 2
+
+            # The stack is whole: the pool replaced its process, and the platform is ready.
+            assert serve.poll() is None
+            assert "exited with 'signal 9 (SIGKILL)'" in log_path.read_text()
+            assert httpx.get(f"{base}/readyz", timeout=5).status_code == 200
