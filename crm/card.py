@@ -427,7 +427,7 @@ def lead_read(
     catalogue the platform ships by default when none is given. Values come from the
     sender's own words (`crm.reply`): a quoted or forwarded-over message is never read."""
     catalogue = catalogue or builtin_catalogue()
-    parts = mail_parts(text)
+    parts = mail_parts(text, sender=sender)
     # Nothing is read from an order inside the message: no phone, e-mail, name, term,
     # intent or product.
     request = sentences_without_instructions(parts.new_text)
@@ -486,7 +486,7 @@ def lead_validators(call: LeadCall):
     words (not only in an order to the reader inside the message), urgency must come from
     the client's request, and the summary must not repeat an order."""
     # The client's own words: a quoted earlier message holds no value of theirs.
-    request, orders = split_instructions(mail_parts(call.full_text).own)
+    request, orders = split_instructions(mail_parts(call.full_text, sender=call.sender).own)
     ordered = "\n".join(orders)
 
     def check(card: LeadCard, _context: Mapping[str, Any]) -> list[FieldError]:

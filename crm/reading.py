@@ -171,8 +171,15 @@ def phone_region_note(phone: str) -> str:
 
 
 # --- names ------------------------------------------------------------------------------------
-_WORD = r"[A-ZА-ЯЁІЇЄҐ][a-zа-яёіїєґ'’-]+"
-_SIGNATURE_NAME = re.compile(rf"^\s*({_WORD}(?:\s+{_WORD}){{0,2}})\s*[,.]?\s*$")
+_UPPER = "A-ZА-ЯЁІЇЄҐÀ-ÖØ-Þ"
+_LOWER = "a-zа-яёіїєґß-öø-ÿ"
+_WORD = rf"[{_UPPER}][{_LOWER}'’-]+(?:[{_UPPER}][{_LOWER}]+)?"  # "Inês", "MacLeod"
+_INITIAL = rf"[{_UPPER}]\.\s?"
+# "Елена Шубина", "Fiona MacLeod", "А. В. Белова", "Inês Carvalho": one to three words,
+# or initials before a surname.
+_SIGNATURE_NAME = re.compile(
+    rf"^\s*((?:{_INITIAL}){{1,2}}{_WORD}|{_WORD}(?:\s+{_WORD}){{0,2}})\s*[,.]?\s*$"
+)
 _NOT_A_NAME = re.compile(
     r"^(?:unsubscribe|tel|phone|телефон|тел|mob|e-?mail|www|http|ооо|тов|llc|ltd|inc|head|"
     r"manager|director|директор|менеджер|студия|студія|team|команда)\b",
@@ -182,11 +189,18 @@ _NOT_A_NAME = re.compile(
 
 def signature_name(signature: str) -> str | None:
     """The sender's name as they sign: the signature's first line of one to three
-    capitalised words (a role or a company is no name)."""
-    for line in signature.splitlines()[:2]:
+    capitalised words, or initials and a surname (a role or a company is no name). A lone
+    word with a comma or "!" above the name is a closing in any language ("Obrigada,",
+    "Grazie!", "Danke,"), never the name."""
+    lines = [line for line in signature.splitlines() if line.strip()][:3]
+    for index, line in enumerate(lines[:2]):
         match = _SIGNATURE_NAME.match(line)
-        if match and not _NOT_A_NAME.match(match.group(1)):
-            return match.group(1)
+        if not match or _NOT_A_NAME.match(match.group(1)):
+            continue
+        closing = re.fullmatch(r"\s*\S+\s*[,!]\s*", line)
+        if closing and index + 1 < len(lines) and _SIGNATURE_NAME.match(lines[index + 1]):
+            continue
+        return match.group(1)
     return None
 
 
