@@ -19,6 +19,7 @@ from crm.reading import (
     amounts_said,
     budget_find,
     call_back_wanted,
+    complaint_told,
     phones_find,
     signature_name,
     urgency_days,
@@ -408,6 +409,7 @@ def has_instructions(text: str) -> bool:
 
 # --- the rules agent's reading ----------------------------------------------------------------
 
+COMPLAINT = "complaint"  # the intent code both shipped catalogues use for a complaint
 _URGENT = re.compile(r"срочн|как можно скорее|терміново|якнайшвидше|urgent|asap", re.IGNORECASE)
 _NAME = re.compile(
     r"(?i:меня зовут|мене звати|мене звуть|my name is|i'm|i am|с уважением,?|з повагою,?"
@@ -434,11 +436,17 @@ def lead_read(
     signature = sentences_without_instructions(parts.signature)
     own = f"{request}\n\n{signature}" if signature.strip() else request
     intent_code, product = catalogue.read(request)
+    complaint = catalogue.intent(COMPLAINT)
+    if complaint and intent_code != COMPLAINT and complaint_told(request):
+        intent_code = COMPLAINT
     intent = catalogue.intent(intent_code)
     is_request = intent is None or intent.is_request
-    budget = budget_find(request, language=language) if is_request else None
-    urgency = urgency_days(request, today=today, language=language) if is_request else None
-    if urgency is None and is_request and _URGENT.search(request):
+    # A complaint's sums were paid and its dates are past: no budget, no term; its
+    # call-back and contacts are read like any client's.
+    plans = is_request and intent_code != COMPLAINT
+    budget = budget_find(request, language=language) if plans else None
+    urgency = urgency_days(request, today=today, language=language) if plans else None
+    if urgency is None and plans and _URGENT.search(request):
         urgency = 1
     intro = _NAME.search(request)
     signed = signature_name(signature)

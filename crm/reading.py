@@ -88,12 +88,51 @@ def budget_find(text: str, *, language: str) -> Budget | None:
         clause_start = max((m.end() for m in _CLAUSE.finditer(text, 0, start)), default=0)
         role = amount_role(text, start, end, clause_start=clause_start)
         rank = {"budget": 0, "mention": 1}.get(role)
+        clause_end = next((m.start() for m in _CLAUSE.finditer(text, end)), len(text))
+        if _PAID.search(text, clause_start, clause_end):
+            continue  # "Съёмку мы оплатили полностью — 85 000 рублей": money already spent
         if rank is None or value <= 0 or (rank and currency is None):
             continue  # a price, or a number with neither a currency nor a budget cue
         budget = Budget(value, currency or LANGUAGE_CURRENCY.get(language), text[start:end])
         if best is None or rank < best[0]:
             best = (rank, budget)
     return best[1] if best else None
+
+
+# Money already paid to the studio is history, never a budget: "мы оплатили", "сплатили",
+# "we paid the full $9,000", "paid up front".
+_PAID = re.compile(
+    r"\b(?:о|за|с|спл|уже\s+о)?плат(?:ил|или|ила|ив|или|ла)\b|\bперевел\w*|\bпереказал\w*"
+    r"|\bсплатил\w*|\bоплачен\w*|\bсплачен\w*|\bpaid\b|\bwe\s+(?:have\s+)?transferred\b",
+    re.IGNORECASE,
+)
+
+
+# --- complaints -------------------------------------------------------------------------------
+# A complaint told as a story rather than named ("жалоба", "refund" are the catalogue's words):
+# the studio's past work or the client's past payment, with something gone wrong.
+_STUDIO_DID = re.compile(
+    r"\byou(?:r\s+\w+)?\s+(?:delivered|sent|shot|filmed|made|produced|streamed|edited"
+    r"|photographed|recorded|did)\b"
+    r"|\b(?:вы|ваш\w*\s+\w+|ви|ваш\w*)\s+(?:\w+\s+)?\w+(?:ли|ла|л|в)\b",
+    re.IGNORECASE,
+)
+_WENT_WRONG = re.compile(
+    r"frustrat\w*|\bproblems?\b|\bissues?\b|\bwrong\b|\bmistakes?\b|\bbroken\b|\bblurr\w*"
+    r"|\bunusable\b|\bcompensat\w*|\bexplain\s+what\s+happened"
+    r"|компенсац\w*|компенсаці\w*|объясн\w*|поясн\w*|что\s+произошло|що\s+сталося"
+    r"|размыт\w*|розмит\w*|ошибк\w*|помилк\w*|оборвал\w*|обірвал\w*|не\s+работает"
+    r"|не\s+працює|потеряли|втратили|нет\s+совсем|немає\s+зовсім|брак\b|испорч\w*|зіпсова\w*",
+    re.IGNORECASE,
+)
+
+
+def complaint_told(text: str) -> bool:
+    """Whether the client tells of the studio's past work or their payment and of something
+    gone wrong with it: a complaint, whatever project, sum or date it mentions."""
+    return bool(_WENT_WRONG.search(text)) and bool(
+        _STUDIO_DID.search(text) or _PAID.search(text)
+    )
 
 
 # --- call-back --------------------------------------------------------------------------------
