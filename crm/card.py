@@ -21,6 +21,7 @@ from crm.reading import (
     call_back_wanted,
     complaint_told,
     phones_find,
+    sells_contacts,
     signature_name,
     urgency_days,
 )
@@ -392,7 +393,9 @@ def _split(text: str) -> tuple[str, tuple[str, ...]]:
             kept.append("\n" if separator.count("\n") < 2 else separator)
         else:
             kept.append(sentence + separator)
-        if separator.count("\n") >= 2:  # a new paragraph
+        # A new paragraph: a blank line, wherever the split put its line ends ("anyone.]\n\n"
+        # leaves one "\n" on the sentence, one in the separator).
+        if (sentence[len(sentence.rstrip()) :] + separator).count("\n") >= 2:
             injected = False
     return "".join(kept), tuple(orders)
 
@@ -410,6 +413,7 @@ def has_instructions(text: str) -> bool:
 # --- the rules agent's reading ----------------------------------------------------------------
 
 COMPLAINT = "complaint"  # the intent code both shipped catalogues use for a complaint
+SPAM = "spam"
 _URGENT = re.compile(r"срочн|как можно скорее|терміново|якнайшвидше|urgent|asap", re.IGNORECASE)
 _NAME = re.compile(
     r"(?i:меня зовут|мене звати|мене звуть|my name is|i'm|i am|с уважением,?|з повагою,?"
@@ -439,6 +443,8 @@ def lead_read(
     complaint = catalogue.intent(COMPLAINT)
     if complaint and intent_code != COMPLAINT and complaint_told(request):
         intent_code = COMPLAINT
+    elif catalogue.intent(SPAM) and sells_contacts(request):
+        intent_code, product = SPAM, None  # the segments it sells to are no product asked for
     intent = catalogue.intent(intent_code)
     is_request = intent is None or intent.is_request
     # A complaint's sums were paid and its dates are past: no budget, no term; its

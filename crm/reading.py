@@ -130,9 +130,40 @@ _WENT_WRONG = re.compile(
 def complaint_told(text: str) -> bool:
     """Whether the client tells of the studio's past work or their payment and of something
     gone wrong with it: a complaint, whatever project, sum or date it mentions."""
-    return bool(_WENT_WRONG.search(text)) and bool(
-        _STUDIO_DID.search(text) or _PAID.search(text)
-    )
+    return bool(_WENT_WRONG.search(text)) and bool(_STUDIO_DID.search(text) or _PAID.search(text))
+
+
+# --- selling contacts or leads -----------------------------------------------------------------
+# Spam that sells the studio its own clients: a list or base of contacts, or leads delivered
+# by the number or the month, whatever product or event it names ("NAB Show Attendees List",
+# "40+ qualified B2B leads a month", "база контактів відеостудій", "целевые заявки").
+_CONTACTS = (
+    r"(?:contacts?|leads?|prospects?|attendees?|e-?mails?|emails?|records|decision[\s-]makers"
+    r"|контакт\w*|лид\w*|лід\w*|заявк\w*|клиент\w*|клієнт\w*|адрес\w*)"
+)
+_SELLS_CONTACTS = re.compile(
+    "|".join(
+        (
+            r"\b(?:attendees?|contacts?|e-?mail|mailing|b2b|leads?|prospects?|buyers?)\s+"
+            r"(?:list|database|data\s?base)s?\b",
+            r"\b(?:verified|qualified|targeted|warm|validated|opt-in)\s+(?:[\w+-]+\s+){0,2}"
+            + _CONTACTS,
+            r"\b\d[\d,+ ]*\s*(?:[\w-]+\s+){0,3}(?:leads|contacts|meetings)\s+(?:a|per|every)\s+"
+            r"(?:month|week)",
+            r"\bpay\s+(?:only\s+)?[$€£]?\d+\s+per\s+(?:lead|booked\s+meeting|meeting|appointment)",
+            r"\bбаз[аиуы]\s+(?:\w+\s+){0,2}(?:контакт|клиент|клієнт|компан|адрес|email|e-mail)\w*",
+            r"\b(?:целев|цільов|тепл|качественн|якісн|верифицир|верифікова|перевірен|проверенн)\w*"
+            r"\s+(?:\w+\s+)?" + _CONTACTS,
+            r"\bлидогенерац\w*|\bлідогенерац\w*|\blead\s+gen\w*",
+        )
+    ),
+    re.IGNORECASE,
+)
+
+
+def sells_contacts(text: str) -> bool:
+    """Whether a message sells contacts or leads (a list, a base, leads by the month)."""
+    return bool(_SELLS_CONTACTS.search(text))
 
 
 # --- call-back --------------------------------------------------------------------------------
