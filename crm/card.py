@@ -450,7 +450,7 @@ def lead_read(
     # A complaint's sums were paid and its dates are past: no budget, no term; its
     # call-back and contacts are read like any client's.
     plans = is_request and intent_code != COMPLAINT
-    budget = budget_find(request, language=language) if plans else None
+    budget = budget_find(request, language=language, sender=sender) if plans else None
     urgency = urgency_days(request, today=today, language=language) if plans else None
     if urgency is None and plans and _URGENT.search(request):
         urgency = 1

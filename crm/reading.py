@@ -79,10 +79,13 @@ def amounts_said(text: str, *, language: str) -> set[int]:
     return {value for value, *_ in _amounts(text, language=language)}
 
 
-def budget_find(text: str, *, language: str) -> Budget | None:
+def budget_find(text: str, *, language: str, sender: str = "") -> Budget | None:
     """The client's budget: an amount the text calls a budget ("budget is around £6k",
     "маємо 60 000 гривень"), else one with a currency that is no price. An amount said with
-    no currency takes the language's ("около полумиллиона" in Russian is roubles)."""
+    no currency takes the sender's country's money (their address's domain: "12 grand"
+    from a .co.uk firm is pounds), else the language's ("около полумиллиона" in Russian is
+    roubles)."""
+    implied = _REGION_CURRENCY.get(sender_region(sender) or "") or LANGUAGE_CURRENCY.get(language)
     best: tuple[int, Budget] | None = None
     for value, currency, start, end in _amounts(text, language=language):
         clause_start = max((m.end() for m in _CLAUSE.finditer(text, 0, start)), default=0)
@@ -93,7 +96,7 @@ def budget_find(text: str, *, language: str) -> Budget | None:
             continue  # "Съёмку мы оплатили полностью — 85 000 рублей": money already spent
         if rank is None or value <= 0 or (rank and currency is None):
             continue  # a price, or a number with neither a currency nor a budget cue
-        budget = Budget(value, currency or LANGUAGE_CURRENCY.get(language), text[start:end])
+        budget = Budget(value, currency or implied, text[start:end])
         if best is None or rank < best[0]:
             best = (rank, budget)
     return best[1] if best else None
@@ -176,7 +179,12 @@ _CALL_WANTED = re.compile(
     r"|чекаю\s+(?:на\s+)?(?:вашого\s+)?дзвінка|чекаю\s+на\s+дзвінок|вдячн\w+\s+за\s+дзвінок"
     r"|\bcall\s+(?:me|us)\b|call\s+(?:me\s+)?back|give\s+(?:me|us)\s+a\s+(?:call|ring)"
     r"|please\s+(?:call|phone|ring)|phone\s+me|ring\s+me|(?:await|expect)\w*\s+your\s+call"
-    r"|grateful\s+for\s+a\s+call|appreciate\s+a\s+call",
+    r"|grateful\s+for\s+a\s+call|appreciate\s+a\s+call"
+    # "I wouldn't say no to a quick call", "we'd welcome a short call", "a call would help".
+    r"|(?:wouldn'?t\s+say\s+no\s+to|would\s+(?:love|like|welcome|appreciate)|'d\s+(?:love|like"
+    r"|welcome|appreciate)|happy\s+to\s+(?:have|jump\s+on))\s+(?:a\s+)?(?:quick\s+|short\s+"
+    r"|brief\s+)?(?:phone\s+)?call\b|\b(?:a\s+)?(?:quick|short|brief)\s+(?:phone\s+)?call\s+would"
+    r"\s+be\s+(?:great|good|helpful|useful|appreciated)",
     re.IGNORECASE,
 )
 # A call refused: "не звоните", "звонить не нужно", "телефонувати не треба", "don't call",
@@ -213,11 +221,32 @@ def call_back_wanted(text: str) -> bool:
 # --- phones -----------------------------------------------------------------------------------
 
 
+# The money of a country a sender's domain names, for an amount said without a currency.
+_EURO = "AT BE CY DE EE ES FI FR GR HR IE IT LT LU LV MT NL PT SI SK"
+_REGION_CURRENCY = {
+    "GB": "GBP", "UA": "UAH", "RU": "RUB", "US": "USD", **dict.fromkeys(_EURO.split(), "EUR"),
+}  # fmt: skip
+_TLD_REGION = {"uk": "GB"}  # the one country whose domain is not its ISO code
+
+
+def sender_region(sender: str) -> str | None:
+    """The country (ISO 3166) a sender's address names by its domain ("…@firm.co.uk" is
+    GB, "…@clinic.com.ua" UA), or None for a generic one (.com, .io, .org)."""
+    if "@" not in sender:
+        return None
+    tld = sender.rsplit(".", 1)[-1].lower()
+    region = _TLD_REGION.get(tld, tld.upper())
+    if len(tld) != 2 or not phonenumbers.country_code_for_region(region):
+        return None
+    return region
+
+
 def phones_find(text: str, *, language: str, sender: str = "") -> list[str]:
     """Phones in E.164: local numbers read in the sender's country (the phone's own "+"
     prefix, then the domains written and the sender's, then the language); an international
     number is kept when its length fits its country even where its range is unassigned
-    ("+44 7700 900412")."""
+    ("+44 7700 900412"), and a local one valid in the country of the sender's domain
+    ("07911 123456" from a .org.uk address)."""
     domain = sender.rsplit("@", 1)[-1] if "@" in sender else ""
     hint = f"{text}\n{domain}" if domain else text
     found = [c.value for c in contacts_find(hint, language) if c.value.startswith("+")]
@@ -228,7 +257,24 @@ def phones_find(text: str, *, language: str, sender: str = "") -> list[str]:
             found.append(
                 phonenumbers.format_number(match.number, phonenumbers.PhoneNumberFormat.E164)
             )
+    region = sender_region(sender)
+    if region and region not in _LANGUAGE_REGIONS.get(language, ()):
+        for match in phonenumbers.PhoneNumberMatcher(
+            text, region, leniency=phonenumbers.Leniency.POSSIBLE
+        ):
+            raw = match.raw_string.lstrip()
+            # Valid in that country, or written with its trunk "0" at a possible length
+            # ("07700 900318": a range Ofcom keeps for examples is no valid number).
+            if not raw.startswith("+") and (
+                raw.startswith("0") or phonenumbers.is_valid_number(match.number)
+            ):
+                e164 = phonenumbers.format_number(match.number, phonenumbers.PhoneNumberFormat.E164)
+                found.append(e164)
     return list(dict.fromkeys(found))
+
+
+# The countries whose local numbers the shared reader already reads by the language.
+_LANGUAGE_REGIONS = {"ru": ("RU",), "uk": ("UA",)}
 
 
 def phone_region_note(phone: str) -> str:
