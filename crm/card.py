@@ -8,7 +8,7 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -163,6 +163,8 @@ class LeadCall:
     today: datetime.date
     catalogue: Catalogue
     sender: str = ""  # the address replies go to: its domain hints the phones' country
+    sender_name: str = ""  # the From header's display name
+    attachment_names: tuple[str, ...] = ()  # the files' names, read when the text says nothing
 
 
 @functools.lru_cache(maxsize=8)
@@ -412,6 +414,7 @@ def has_instructions(text: str) -> bool:
 
 # --- the rules agent's reading ----------------------------------------------------------------
 
+QUOTE = "quote_request"
 COMPLAINT = "complaint"  # the intent code both shipped catalogues use for a complaint
 SPAM = "spam"
 _URGENT = re.compile(r"срочн|как можно скорее|терміново|якнайшвидше|urgent|asap", re.IGNORECASE)
@@ -428,6 +431,8 @@ def lead_read(
     language: str,
     catalogue: Catalogue | None = None,
     sender: str = "",
+    sender_name: str = "",
+    attachment_names: Sequence[str] = (),
 ) -> dict[str, Any]:
     """A lead card from the extractors and the catalogue's words alone (no model); the
     catalogue the platform ships by default when none is given. Values come from the
@@ -440,6 +445,19 @@ def lead_read(
     signature = sentences_without_instructions(parts.signature)
     own = f"{request}\n\n{signature}" if signature.strip() else request
     intent_code, product = catalogue.read(request)
+    files = _files_text(attachment_names)
+    from_files = bool(files) and not catalogue.names_anything(request)
+    if from_files:
+        # "Добрий день!" and "ТЗ_на_розрахунок_відеоролика.pdf": the file says what is wanted,
+        # and a brief sent with nothing said waits for an estimate.
+        intent_code, product = catalogue.read(files)
+        if (
+            catalogue.intent(QUOTE)
+            and intent_code
+            in (catalogue.fallback.code, *(i.code for i in catalogue.intents if i.product_only))
+            and product
+        ):
+            intent_code = QUOTE
     complaint = catalogue.intent(COMPLAINT)
     if complaint and intent_code != COMPLAINT and complaint_told(request):
         intent_code = COMPLAINT
@@ -459,6 +477,8 @@ def lead_read(
     # The signature names the sender in full; "Меня зовут Дима" only when it is no longer.
     name = signed if signed and (not intro or len(signed) >= len(intro.group(1))) else None
     name = name or (intro.group(1) if intro else None)
+    if not name and from_files and sender_name:
+        name = sender_name  # a greeting and a file name nobody: the From header's name
     # The summary: the first sentence that says what is wanted, else the first real one.
     sentences = [s.strip() for s in _SENTENCE_END.split(request) if s.strip()]
     first_line = next((s for s in sentences if catalogue.names_anything(s)), "")
@@ -477,6 +497,13 @@ def lead_read(
     }
 
 
+def _files_text(names: Sequence[str]) -> str:
+    """Attachments' names as words: "ТЗ_на_розрахунок_відеоролика.pdf" is "ТЗ на розрахунок
+    відеоролика"."""
+    stems = (re.sub(r"\.[A-Za-z0-9]{1,5}$", "", name) for name in names if name)
+    return "\n".join(re.sub(r"[_\-.+]+", " ", stem).strip() for stem in stems)
+
+
 def lead_rules_responder(call: LeadCall) -> Responder:
     """The rules agent's answer for `call`'s lead card (read by code from the whole message);
     for a request of another schema it leaves the generic rules answer alone."""
@@ -486,7 +513,8 @@ def lead_rules_responder(call: LeadCall) -> Responder:
             return None
         return lead_read(
             call.full_text, today=call.today, language=call.language, catalogue=call.catalogue,
-            sender=call.sender,
+            sender=call.sender, sender_name=call.sender_name,
+            attachment_names=call.attachment_names,
         )  # fmt: skip
 
     return respond
