@@ -8,7 +8,7 @@ import functools
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -19,7 +19,9 @@ from crm.reading import (
     amounts_said,
     budget_find,
     call_back_wanted,
+    complaint_told,
     phones_find,
+    sells_contacts,
     signature_name,
     urgency_days,
 )
@@ -161,6 +163,8 @@ class LeadCall:
     today: datetime.date
     catalogue: Catalogue
     sender: str = ""  # the address replies go to: its domain hints the phones' country
+    sender_name: str = ""  # the From header's display name
+    attachment_names: tuple[str, ...] = ()  # the files' names, read when the text says nothing
 
 
 @functools.lru_cache(maxsize=8)
@@ -391,7 +395,9 @@ def _split(text: str) -> tuple[str, tuple[str, ...]]:
             kept.append("\n" if separator.count("\n") < 2 else separator)
         else:
             kept.append(sentence + separator)
-        if separator.count("\n") >= 2:  # a new paragraph
+        # A new paragraph: a blank line, wherever the split put its line ends ("anyone.]\n\n"
+        # leaves one "\n" on the sentence, one in the separator).
+        if (sentence[len(sentence.rstrip()) :] + separator).count("\n") >= 2:
             injected = False
     return "".join(kept), tuple(orders)
 
@@ -408,6 +414,9 @@ def has_instructions(text: str) -> bool:
 
 # --- the rules agent's reading ----------------------------------------------------------------
 
+QUOTE = "quote_request"
+COMPLAINT = "complaint"  # the intent code both shipped catalogues use for a complaint
+SPAM = "spam"
 _URGENT = re.compile(r"срочн|как можно скорее|терміново|якнайшвидше|urgent|asap", re.IGNORECASE)
 _NAME = re.compile(
     r"(?i:меня зовут|мене звати|мене звуть|my name is|i'm|i am|с уважением,?|з повагою,?"
@@ -422,29 +431,54 @@ def lead_read(
     language: str,
     catalogue: Catalogue | None = None,
     sender: str = "",
+    sender_name: str = "",
+    attachment_names: Sequence[str] = (),
 ) -> dict[str, Any]:
     """A lead card from the extractors and the catalogue's words alone (no model); the
     catalogue the platform ships by default when none is given. Values come from the
     sender's own words (`crm.reply`): a quoted or forwarded-over message is never read."""
     catalogue = catalogue or builtin_catalogue()
-    parts = mail_parts(text)
+    parts = mail_parts(text, sender=sender)
     # Nothing is read from an order inside the message: no phone, e-mail, name, term,
     # intent or product.
     request = sentences_without_instructions(parts.new_text)
     signature = sentences_without_instructions(parts.signature)
     own = f"{request}\n\n{signature}" if signature.strip() else request
     intent_code, product = catalogue.read(request)
+    files = _files_text(attachment_names)
+    from_files = bool(files) and not catalogue.names_anything(request)
+    if from_files:
+        # "Добрий день!" and "ТЗ_на_розрахунок_відеоролика.pdf": the file says what is wanted,
+        # and a brief sent with nothing said waits for an estimate.
+        intent_code, product = catalogue.read(files)
+        if (
+            catalogue.intent(QUOTE)
+            and intent_code
+            in (catalogue.fallback.code, *(i.code for i in catalogue.intents if i.product_only))
+            and product
+        ):
+            intent_code = QUOTE
+    complaint = catalogue.intent(COMPLAINT)
+    if complaint and intent_code != COMPLAINT and complaint_told(request):
+        intent_code = COMPLAINT
+    elif catalogue.intent(SPAM) and sells_contacts(request):
+        intent_code, product = SPAM, None  # the segments it sells to are no product asked for
     intent = catalogue.intent(intent_code)
     is_request = intent is None or intent.is_request
-    budget = budget_find(request, language=language) if is_request else None
-    urgency = urgency_days(request, today=today, language=language) if is_request else None
-    if urgency is None and is_request and _URGENT.search(request):
+    # A complaint's sums were paid and its dates are past: no budget, no term; its
+    # call-back and contacts are read like any client's.
+    plans = is_request and intent_code != COMPLAINT
+    budget = budget_find(request, language=language, sender=sender) if plans else None
+    urgency = urgency_days(request, today=today, language=language) if plans else None
+    if urgency is None and plans and _URGENT.search(request):
         urgency = 1
     intro = _NAME.search(request)
     signed = signature_name(signature)
     # The signature names the sender in full; "Меня зовут Дима" only when it is no longer.
     name = signed if signed and (not intro or len(signed) >= len(intro.group(1))) else None
     name = name or (intro.group(1) if intro else None)
+    if not name and from_files and sender_name:
+        name = sender_name  # a greeting and a file name nobody: the From header's name
     # The summary: the first sentence that says what is wanted, else the first real one.
     sentences = [s.strip() for s in _SENTENCE_END.split(request) if s.strip()]
     first_line = next((s for s in sentences if catalogue.names_anything(s)), "")
@@ -463,6 +497,13 @@ def lead_read(
     }
 
 
+def _files_text(names: Sequence[str]) -> str:
+    """Attachments' names as words: "ТЗ_на_розрахунок_відеоролика.pdf" is "ТЗ на розрахунок
+    відеоролика"."""
+    stems = (re.sub(r"\.[A-Za-z0-9]{1,5}$", "", name) for name in names if name)
+    return "\n".join(re.sub(r"[_\-.+]+", " ", stem).strip() for stem in stems)
+
+
 def lead_rules_responder(call: LeadCall) -> Responder:
     """The rules agent's answer for `call`'s lead card (read by code from the whole message);
     for a request of another schema it leaves the generic rules answer alone."""
@@ -472,7 +513,8 @@ def lead_rules_responder(call: LeadCall) -> Responder:
             return None
         return lead_read(
             call.full_text, today=call.today, language=call.language, catalogue=call.catalogue,
-            sender=call.sender,
+            sender=call.sender, sender_name=call.sender_name,
+            attachment_names=call.attachment_names,
         )  # fmt: skip
 
     return respond
@@ -486,7 +528,7 @@ def lead_validators(call: LeadCall):
     words (not only in an order to the reader inside the message), urgency must come from
     the client's request, and the summary must not repeat an order."""
     # The client's own words: a quoted earlier message holds no value of theirs.
-    request, orders = split_instructions(mail_parts(call.full_text).own)
+    request, orders = split_instructions(mail_parts(call.full_text, sender=call.sender).own)
     ordered = "\n".join(orders)
 
     def check(card: LeadCard, _context: Mapping[str, Any]) -> list[FieldError]:

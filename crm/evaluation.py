@@ -78,11 +78,12 @@ def mail_score(path: Path, expected: Mapping[str, Any]) -> MailScore:
     message = InboundMessage(
         channel=inbound.channel, sender=inbound.sender, sender_name=inbound.sender_name,
         subject=inbound.subject, body_text=inbound.body_text, received_at=inbound.received_at,
+        attachments=inbound.attachments,
     )  # fmt: skip
     call = lead_call_for(message)
     raw = lead_read(
         call.full_text, today=call.today, language=call.language, catalogue=call.catalogue,
-        sender=call.sender,
+        sender=call.sender, sender_name=call.sender_name, attachment_names=call.attachment_names,
     )  # fmt: skip
     card = lead_card_model(call.catalogue).model_validate(raw)
     refused = [f"{e.path}: {e.message}" for e in lead_validators(call)(card, {})]

@@ -79,21 +79,94 @@ def amounts_said(text: str, *, language: str) -> set[int]:
     return {value for value, *_ in _amounts(text, language=language)}
 
 
-def budget_find(text: str, *, language: str) -> Budget | None:
+def budget_find(text: str, *, language: str, sender: str = "") -> Budget | None:
     """The client's budget: an amount the text calls a budget ("budget is around £6k",
     "маємо 60 000 гривень"), else one with a currency that is no price. An amount said with
-    no currency takes the language's ("около полумиллиона" in Russian is roubles)."""
+    no currency takes the sender's country's money (their address's domain: "12 grand"
+    from a .co.uk firm is pounds), else the language's ("около полумиллиона" in Russian is
+    roubles)."""
+    implied = _REGION_CURRENCY.get(sender_region(sender) or "") or LANGUAGE_CURRENCY.get(language)
     best: tuple[int, Budget] | None = None
     for value, currency, start, end in _amounts(text, language=language):
         clause_start = max((m.end() for m in _CLAUSE.finditer(text, 0, start)), default=0)
         role = amount_role(text, start, end, clause_start=clause_start)
         rank = {"budget": 0, "mention": 1}.get(role)
+        clause_end = next((m.start() for m in _CLAUSE.finditer(text, end)), len(text))
+        if _PAID.search(text, clause_start, clause_end):
+            continue  # "Съёмку мы оплатили полностью — 85 000 рублей": money already spent
         if rank is None or value <= 0 or (rank and currency is None):
             continue  # a price, or a number with neither a currency nor a budget cue
-        budget = Budget(value, currency or LANGUAGE_CURRENCY.get(language), text[start:end])
+        budget = Budget(value, currency or implied, text[start:end])
         if best is None or rank < best[0]:
             best = (rank, budget)
     return best[1] if best else None
+
+
+# Money already paid to the studio is history, never a budget: "мы оплатили", "сплатили",
+# "we paid the full $9,000", "paid up front".
+_PAID = re.compile(
+    r"\b(?:о|за|с|спл|уже\s+о)?плат(?:ил|или|ила|ив|или|ла)\b|\bперевел\w*|\bпереказал\w*"
+    r"|\bсплатил\w*|\bоплачен\w*|\bсплачен\w*|\bpaid\b|\bwe\s+(?:have\s+)?transferred\b",
+    re.IGNORECASE,
+)
+
+
+# --- complaints -------------------------------------------------------------------------------
+# A complaint told as a story rather than named ("жалоба", "refund" are the catalogue's words):
+# the studio's past work or the client's past payment, with something gone wrong.
+_STUDIO_DID = re.compile(
+    r"\byou(?:r\s+\w+)?\s+(?:delivered|sent|shot|filmed|made|produced|streamed|edited"
+    r"|photographed|recorded|did)\b"
+    r"|\b(?:вы|ваш\w*\s+\w+|ви|ваш\w*)\s+(?:\w+\s+)?\w+(?:ли|ла|л|в)\b",
+    re.IGNORECASE,
+)
+_WENT_WRONG = re.compile(
+    r"frustrat\w*|\bproblems?\b|\bissues?\b|\bwrong\b|\bmistakes?\b|\bbroken\b|\bblurr\w*"
+    r"|\bunusable\b|\bcompensat\w*|\bexplain\s+what\s+happened"
+    r"|компенсац\w*|компенсаці\w*|объясн\w*|поясн\w*|что\s+произошло|що\s+сталося"
+    r"|размыт\w*|розмит\w*|ошибк\w*|помилк\w*|оборвал\w*|обірвал\w*|не\s+работает"
+    r"|не\s+працює|потеряли|втратили|нет\s+совсем|немає\s+зовсім|брак\b|испорч\w*|зіпсова\w*",
+    re.IGNORECASE,
+)
+
+
+def complaint_told(text: str) -> bool:
+    """Whether the client tells of the studio's past work or their payment and of something
+    gone wrong with it: a complaint, whatever project, sum or date it mentions."""
+    return bool(_WENT_WRONG.search(text)) and bool(_STUDIO_DID.search(text) or _PAID.search(text))
+
+
+# --- selling contacts or leads -----------------------------------------------------------------
+# Spam that sells the studio its own clients: a list or base of contacts, or leads delivered
+# by the number or the month, whatever product or event it names ("NAB Show Attendees List",
+# "40+ qualified B2B leads a month", "база контактів відеостудій", "целевые заявки").
+_CONTACTS = (
+    r"(?:contacts?|leads?|prospects?|attendees?|e-?mails?|emails?|records|decision[\s-]makers"
+    r"|контакт\w*|лид\w*|лід\w*|заявк\w*|клиент\w*|клієнт\w*|адрес\w*)"
+)
+_SELLS_CONTACTS = re.compile(
+    "|".join(
+        (
+            r"\b(?:attendees?|contacts?|e-?mail|mailing|b2b|leads?|prospects?|buyers?)\s+"
+            r"(?:list|database|data\s?base)s?\b",
+            r"\b(?:verified|qualified|targeted|warm|validated|opt-in)\s+(?:[\w+-]+\s+){0,2}"
+            + _CONTACTS,
+            r"\b\d[\d,+ ]*\s*(?:[\w-]+\s+){0,3}(?:leads|contacts|meetings)\s+(?:a|per|every)\s+"
+            r"(?:month|week)",
+            r"\bpay\s+(?:only\s+)?[$€£]?\d+\s+per\s+(?:lead|booked\s+meeting|meeting|appointment)",
+            r"\bбаз[аиуы]\s+(?:\w+\s+){0,2}(?:контакт|клиент|клієнт|компан|адрес|email|e-mail)\w*",
+            r"\b(?:целев|цільов|тепл|качественн|якісн|верифицир|верифікова|перевірен|проверенн)\w*"
+            r"\s+(?:\w+\s+)?" + _CONTACTS,
+            r"\bлидогенерац\w*|\bлідогенерац\w*|\blead\s+gen\w*",
+        )
+    ),
+    re.IGNORECASE,
+)
+
+
+def sells_contacts(text: str) -> bool:
+    """Whether a message sells contacts or leads (a list, a base, leads by the month)."""
+    return bool(_SELLS_CONTACTS.search(text))
 
 
 # --- call-back --------------------------------------------------------------------------------
@@ -106,7 +179,12 @@ _CALL_WANTED = re.compile(
     r"|чекаю\s+(?:на\s+)?(?:вашого\s+)?дзвінка|чекаю\s+на\s+дзвінок|вдячн\w+\s+за\s+дзвінок"
     r"|\bcall\s+(?:me|us)\b|call\s+(?:me\s+)?back|give\s+(?:me|us)\s+a\s+(?:call|ring)"
     r"|please\s+(?:call|phone|ring)|phone\s+me|ring\s+me|(?:await|expect)\w*\s+your\s+call"
-    r"|grateful\s+for\s+a\s+call|appreciate\s+a\s+call",
+    r"|grateful\s+for\s+a\s+call|appreciate\s+a\s+call"
+    # "I wouldn't say no to a quick call", "we'd welcome a short call", "a call would help".
+    r"|(?:wouldn'?t\s+say\s+no\s+to|would\s+(?:love|like|welcome|appreciate)|'d\s+(?:love|like"
+    r"|welcome|appreciate)|happy\s+to\s+(?:have|jump\s+on))\s+(?:a\s+)?(?:quick\s+|short\s+"
+    r"|brief\s+)?(?:phone\s+)?call\b|\b(?:a\s+)?(?:quick|short|brief)\s+(?:phone\s+)?call\s+would"
+    r"\s+be\s+(?:great|good|helpful|useful|appreciated)",
     re.IGNORECASE,
 )
 # A call refused: "не звоните", "звонить не нужно", "телефонувати не треба", "don't call",
@@ -143,11 +221,32 @@ def call_back_wanted(text: str) -> bool:
 # --- phones -----------------------------------------------------------------------------------
 
 
+# The money of a country a sender's domain names, for an amount said without a currency.
+_EURO = "AT BE CY DE EE ES FI FR GR HR IE IT LT LU LV MT NL PT SI SK"
+_REGION_CURRENCY = {
+    "GB": "GBP", "UA": "UAH", "RU": "RUB", "US": "USD", **dict.fromkeys(_EURO.split(), "EUR"),
+}  # fmt: skip
+_TLD_REGION = {"uk": "GB"}  # the one country whose domain is not its ISO code
+
+
+def sender_region(sender: str) -> str | None:
+    """The country (ISO 3166) a sender's address names by its domain ("…@firm.co.uk" is
+    GB, "…@clinic.com.ua" UA), or None for a generic one (.com, .io, .org)."""
+    if "@" not in sender:
+        return None
+    tld = sender.rsplit(".", 1)[-1].lower()
+    region = _TLD_REGION.get(tld, tld.upper())
+    if len(tld) != 2 or not phonenumbers.country_code_for_region(region):
+        return None
+    return region
+
+
 def phones_find(text: str, *, language: str, sender: str = "") -> list[str]:
     """Phones in E.164: local numbers read in the sender's country (the phone's own "+"
     prefix, then the domains written and the sender's, then the language); an international
     number is kept when its length fits its country even where its range is unassigned
-    ("+44 7700 900412")."""
+    ("+44 7700 900412"), and a local one valid in the country of the sender's domain
+    ("07911 123456" from a .org.uk address)."""
     domain = sender.rsplit("@", 1)[-1] if "@" in sender else ""
     hint = f"{text}\n{domain}" if domain else text
     found = [c.value for c in contacts_find(hint, language) if c.value.startswith("+")]
@@ -158,7 +257,24 @@ def phones_find(text: str, *, language: str, sender: str = "") -> list[str]:
             found.append(
                 phonenumbers.format_number(match.number, phonenumbers.PhoneNumberFormat.E164)
             )
+    region = sender_region(sender)
+    if region and region not in _LANGUAGE_REGIONS.get(language, ()):
+        for match in phonenumbers.PhoneNumberMatcher(
+            text, region, leniency=phonenumbers.Leniency.POSSIBLE
+        ):
+            raw = match.raw_string.lstrip()
+            # Valid in that country, or written with its trunk "0" at a possible length
+            # ("07700 900318": a range Ofcom keeps for examples is no valid number).
+            if not raw.startswith("+") and (
+                raw.startswith("0") or phonenumbers.is_valid_number(match.number)
+            ):
+                e164 = phonenumbers.format_number(match.number, phonenumbers.PhoneNumberFormat.E164)
+                found.append(e164)
     return list(dict.fromkeys(found))
+
+
+# The countries whose local numbers the shared reader already reads by the language.
+_LANGUAGE_REGIONS = {"ru": ("RU",), "uk": ("UA",)}
 
 
 def phone_region_note(phone: str) -> str:
@@ -171,8 +287,15 @@ def phone_region_note(phone: str) -> str:
 
 
 # --- names ------------------------------------------------------------------------------------
-_WORD = r"[A-ZА-ЯЁІЇЄҐ][a-zа-яёіїєґ'’-]+"
-_SIGNATURE_NAME = re.compile(rf"^\s*({_WORD}(?:\s+{_WORD}){{0,2}})\s*[,.]?\s*$")
+_UPPER = "A-ZА-ЯЁІЇЄҐÀ-ÖØ-Þ"
+_LOWER = "a-zа-яёіїєґß-öø-ÿ"
+_WORD = rf"[{_UPPER}][{_LOWER}'’-]+(?:[{_UPPER}][{_LOWER}]+)?"  # "Inês", "MacLeod"
+_INITIAL = rf"[{_UPPER}]\.\s?"
+# "Елена Шубина", "Fiona MacLeod", "А. В. Белова", "Inês Carvalho": one to three words,
+# or initials before a surname.
+_SIGNATURE_NAME = re.compile(
+    rf"^\s*((?:{_INITIAL}){{1,2}}{_WORD}|{_WORD}(?:\s+{_WORD}){{0,2}})\s*[,.]?\s*$"
+)
 _NOT_A_NAME = re.compile(
     r"^(?:unsubscribe|tel|phone|телефон|тел|mob|e-?mail|www|http|ооо|тов|llc|ltd|inc|head|"
     r"manager|director|директор|менеджер|студия|студія|team|команда)\b",
@@ -182,11 +305,18 @@ _NOT_A_NAME = re.compile(
 
 def signature_name(signature: str) -> str | None:
     """The sender's name as they sign: the signature's first line of one to three
-    capitalised words (a role or a company is no name)."""
-    for line in signature.splitlines()[:2]:
+    capitalised words, or initials and a surname (a role or a company is no name). A lone
+    word with a comma or "!" above the name is a closing in any language ("Obrigada,",
+    "Grazie!", "Danke,"), never the name."""
+    lines = [line for line in signature.splitlines() if line.strip()][:3]
+    for index, line in enumerate(lines[:2]):
         match = _SIGNATURE_NAME.match(line)
-        if match and not _NOT_A_NAME.match(match.group(1)):
-            return match.group(1)
+        if not match or _NOT_A_NAME.match(match.group(1)):
+            continue
+        closing = re.fullmatch(r"\s*\S+\s*[,!]\s*", line)
+        if closing and index + 1 < len(lines) and _SIGNATURE_NAME.match(lines[index + 1]):
+            continue
+        return match.group(1)
     return None
 
 

@@ -54,15 +54,20 @@ class MailParts:
         return f"{self.new_text}\n\n{self.signature}".strip() if self.signature else self.new_text
 
 
-def mail_parts(text: str) -> MailParts:
-    """Split a mail's text. A forward's body is kept as the text (a colleague forwarding a
-    client's request passes the client's words on); its header lines are dropped."""
+def mail_parts(text: str, *, sender: str = "") -> MailParts:
+    """Split a mail's text. A forward's body is the sender's words when the sender wrote
+    nothing above it (a colleague passing a client's request on) or it is their own earlier
+    mail (its "From:" is the sender's address); below a forwarder's own text, another
+    person's forwarded mail is context: its people, contacts and dates are not the
+    sender's. The forward's header lines and closing separator are dropped."""
     lines = text.splitlines()
     cut = _quote_start(lines)
     head, tail = lines[:cut], lines[cut:]
     forwarded = bool(tail) and _is_forward_separator(tail[0])
-    if forwarded:
-        own_lines = head + _without_headers(tail[1:])
+    if forwarded and (not _says_something(head) or _forwarded_from(tail[1:], sender)):
+        own_lines = head + [
+            line for line in _without_headers(tail[1:]) if not _is_forward_end(line)
+        ]
         quoted_lines: list[str] = []
     else:
         own_lines, quoted_lines = head, tail
@@ -76,8 +81,35 @@ def mail_parts(text: str) -> MailParts:
     )
 
 
+_FORWARD = re.compile(r"forward|пересл|пересыл|begin\s+forwarded", re.IGNORECASE)
+# "-------- Конец пересылаемого сообщения --------", "---- End forwarded message ----".
+_FORWARD_END = re.compile(r"^\s*-{2,}\s*(?:конец|кінець|end\s+of|end)\b.*-{2,}\s*$", re.I)
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
 def _is_forward_separator(line: str) -> bool:
-    return bool(re.search(r"forward|пересл|begin\s+forwarded", line, re.IGNORECASE))
+    return bool(_FORWARD.search(line))
+
+
+def _is_forward_end(line: str) -> bool:
+    return bool(_FORWARD_END.match(line))
+
+
+def _says_something(lines: list[str]) -> bool:
+    """Whether the forwarder wrote text of their own above the forward: more than a
+    greeting, a "see below" or an "FYI"."""
+    words = sum(len(line.split()) for line in lines if not _QUOTED_LINE.match(line))
+    return words > 8
+
+
+def _forwarded_from(lines: list[str], sender: str) -> bool:
+    """Whether the forwarded mail's header names the sender's own address as its author."""
+    if "@" not in sender:
+        return False
+    for line in lines[:8]:
+        if _HEADER_FROM.match(line):
+            return sender.casefold() in (a.casefold() for a in _ADDRESS.findall(line))
+    return False
 
 
 def _quote_start(lines: list[str]) -> int:

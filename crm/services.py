@@ -290,6 +290,10 @@ def lead_call_for(message: InboundMessage) -> LeadCall:
         today=timezone.localdate(message.received_at),
         catalogue=lead_catalogue(),
         sender=message.sender,
+        sender_name=message.sender_name,
+        attachment_names=tuple(
+            str(a.get("filename") or "") for a in message.attachments if isinstance(a, dict)
+        ),
     )
 
 
