@@ -178,7 +178,8 @@ def test_a_fact_added_at_the_read_back_is_read_back_once_more_not_taken_for_a_ye
     turn = say(project, "Хотя ладно, вот почта: anna@zerno.coffee. Креативная сессия — да.")
     assert project.status == "active"
     again = turn.replies.order_by("seq").last().text
-    assert again.startswith("Записала") and "anna@zerno.coffee" in again
+    assert again.startswith("Записала")
+    assert "anna@zerno.coffee" in again
     say(project, "Да, всё верно.")
     assert project.status == "completed"
     assert [e["given"] for e in _events(project, BriefingEvent.Kind.READ_BACK)] == [1, 2]
