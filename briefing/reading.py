@@ -221,18 +221,31 @@ def _word_fix_apply(
         current = stage.fields.get(field_name)
         if not isinstance(current, str) or field_name in stage.producer_fields:
             continue
-        words = current.split()
-        hits = [i for i, word in enumerate(words) if word.casefold() == wrong.casefold()]
-        if not hits:
+        fixed = _words_replaced(current, wrong, right)
+        if fixed is None:
             continue
-        for i in hits:
-            words[i] = right[:1].upper() + right[1:] if words[i][:1].isupper() else right
-        fixed = " ".join(words)
         stage.fields = {**stage.fields, field_name: fixed}
         event(Kind.FIELD_CORRECTED_BY_CLIENT, stage.key, field=field_name, old=current,
               new=fixed, evidence=reading.text[:200], statement=CORRECTION)  # fmt: skip
         changed.append(stage)
     return changed
+
+
+def _words_replaced(value: str, wrong: str, right: str) -> str | None:
+    """`value` with the words `wrong` (one or more, any case) put right, each replacement
+    written with the capital of the word it replaces; None when `value` does not hold them."""
+    words, old, new = value.split(), wrong.casefold().split(), right.split()
+    if not old:
+        return None
+    hits = [i for i in range(len(words) - len(old) + 1)
+            if [w.casefold() for w in words[i : i + len(old)]] == old]  # fmt: skip
+    if not hits:
+        return None
+    for i in reversed(hits):
+        capital = words[i][:1].isupper()
+        written = [w[:1].upper() + w[1:] if capital else w for w in new]
+        words[i : i + len(old)] = written
+    return " ".join(words)
 
 
 def _day_fix_apply(

@@ -132,6 +132,12 @@ _LOWER_STOP = frozenset({
     "in", "on", "for", "with", "at", "to", "from", "by", "that", "which", "but", "and", "is",
     "are", "we", "it", "i", "our", "мы", "ми", "я", "он", "она", "оно", "они", "він", "вона",
     "воно", "вони", "наш", "наша", "наше", "наши", "наші", "это", "це", "тел", "телефон",
+    # English has no dictionary here: the words that end a name written in lowercase
+    "it's", "it’s", "its", "that's", "there's", "we're", "they're", "i'm", "you", "your", "my",
+    "me", "us", "them", "this", "these", "those", "was", "were", "be", "been", "has", "have",
+    "had", "will", "would", "can", "could", "made", "makes", "sells", "get", "got", "moved",
+    "up", "out", "just", "really", "kind", "like", "um", "uh", "so", "also", "very", "not",
+    "then", "now", "when", "where", "who", "what", "how",
 })  # fmt: skip
 MAX_LOWER_NAME_WORDS = 3
 
@@ -151,6 +157,10 @@ def lowercase_name_at(text: str, position: int, language: str) -> tuple[str, int
     a stop word, a verb, a pronoun or a word in an oblique case ("салон красоты" names no
     salon), capitalised; None when the first word cannot start a name."""
     taken: list[re.Match[str]] = []
+    # "called the burnside": the article is no part of the name
+    article = re.match(r"\s*(?:the|a|an)\s+", text[position:])
+    if article:
+        position += article.end()
     for match in _LOWER_WORD.finditer(text, position):
         gap = text[taken[-1].end() if taken else position : match.start()]
         word = match.group()
@@ -652,6 +662,9 @@ def _dictionary_word(value: str, language: str) -> bool:
     return all(p.is_known for p in morph.parse(value.split()[0]))
 
 
+_GREETING_WORD = re.compile(r"(?:hi|hello|hey|dear|morning|привет|привіт|вітаю)", re.I)
+
+
 def _org_cut(org: str) -> str:
     """A Latin organisation name up to its sentence's end, without a dangling "and" / "of"."""
     org = re.split(r"[.,;!?](?:\s|$)", org)[0].strip(" .")
@@ -779,8 +792,11 @@ def read_companies_and_products(c: Collector) -> None:
         for token in re.finditer(r"[\w-]+(?:['’][\w-]+)*", text):  # "кав'ярня", "company's"
             word = re.sub(r"['’]s$", "", token.group())
             after = token.start() + len(word)
-            if lowercase and _ORG_NOUNS.match(word):
-                # "владелец автосервис мотор профи в екатеринбурге"
+            if _GREETING_WORD.fullmatch(" ".join(_words_before(text, token.start(), 1))):
+                continue  # "Hi team — Priya Nair here": the studio is greeted, not named
+            if lowercase and _ORG_NOUNS.match(word) and _cyrillic(word):
+                # "владелец автосервис мотор профи в екатеринбурге" (the dictionary vouches
+                # for the words; an English "our shop then kids skating" has none)
                 found = lowercase_name_at(text, after, c.language)
                 if found is not None and not c.overlaps(found[1], found[2]):
                     c.add("company", found[0], found[1], found[2], 0.7)

@@ -285,3 +285,45 @@ def test_a_production_spec_said_in_passing_fills_format_and_deliverables(text, l
 )
 def test_a_sentence_without_a_videos_length_or_a_question_gives_no_format(text, language):
     assert value(read(text, language), "format") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "fix"),
+    [
+        ("школа называется Volga Talks, не Volga English, мы ребрендились", "ru",
+         ("English", "Talks")),
+        ("Бондаренко, не Бондар", "uk", ("Бондар", "Бондаренко")),
+        ("it's Smak Hospitality, not Smak Group", "en", ("Group", "Hospitality")),
+    ],
+)  # fmt: skip
+def test_the_words_put_right_in_two_names_that_start_alike(text, language, fix):
+    assert read(text, language).word_fix == fix
+
+
+@pytest.mark.parametrize(
+    ("text", "product"),
+    [
+        ("so we've got this new deck coming out called the burnside it's made from old lanes",
+         "Burnside"),
+        ("our new tour is called sea breeze so yeah we need a video", "Sea Breeze"),
+    ],
+)  # fmt: skip
+def test_a_lowercase_english_name_stops_where_the_sentence_goes_on(text, product):
+    assert value(read(text, "en"), "productName") == product
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the old bowling alley then our shop then kids skating it at the park",
+        "deadline 20th march, the shop rollout got moved up",
+    ],
+)
+def test_lowercase_english_after_an_organisation_word_names_no_company(text):
+    assert value(read(text, "en"), "company") is None
+
+
+def test_a_greeted_team_is_the_studio_not_the_clients_company():
+    reading = read("Hi team — Priya Nair here, head of marketing at Saltbush Skincare.", "en")
+    assert value(reading, "clientName") == "Priya Nair"
+    assert value(reading, "company") == "Saltbush Skincare"
