@@ -181,6 +181,8 @@ def amount_role(text: str, start: int, end: int, *, clause_start: int) -> str:
     priced = PRICE_BEFORE.search(before) or PRICE_AFTER.search(text[end : end + 20])
     if priced and not BUDGET_CUE.search(before):  # "бюджет от 300 тысяч" is still a budget
         return "price"
-    if BUDGET_CUE.search(before) or BUDGET_CUE.search(text[end : end + 25]):
+    # a cue after the amount counts within its clause ("500k budget"), not across "but"
+    after = re.split(r"[,;—–]|\s(?:but|а|но|але)\s", text[end : end + 25], maxsplit=1)[0]
+    if BUDGET_CUE.search(before) or BUDGET_CUE.search(after):
         return "budget"
     return "mention"

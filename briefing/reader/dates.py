@@ -26,8 +26,9 @@ _MONTH_WORD = r"([a-zа-яёіїєґ]+)"
 _MIDDLE = re.compile(rf"(?:середин[аеыуіи]|mid-?|middle\s+of)\s*{_MONTH_WORD}", re.IGNORECASE)
 _START = re.compile(rf"(?:начал[аеоу]|початку|початок|early|start\s+of|beginning\s+of)\s+"
                     rf"{_MONTH_WORD}", re.IGNORECASE)  # fmt: skip
-_NEW_YEAR = re.compile(r"нов(?:ому|ого|ый|ий|оро)\s+год|нов(?:ого|ий)\s+рок|new\s+year",
-                       re.IGNORECASE)  # fmt: skip
+# ... not the Chinese (lunar) one, whose date moves and which clients name with it
+_NEW_YEAR = re.compile(r"(?<!chinese\s)(?<!lunar\s)(?:нов(?:ому|ого|ый|ий|оро)\s+год|"
+                       r"нов(?:ого|ий)\s+рок|new\s+year)", re.IGNORECASE)  # fmt: skip
 # "недель через восемь", "тижнів через шість": the number after "через".
 _UNIT_DAYS = {"недел": 7, "тижн": 7, "тижд": 7, "месяц": 30, "місяц": 30, "дн": 1, "ден": 1}
 _INVERTED_RELATIVE = re.compile(
@@ -58,6 +59,8 @@ _HOLIDAYS: tuple[tuple[re.Pattern[str], tuple[int, int] | str], ...] = (
         (5, 1),
     ),
     (re.compile(r"canada\s+day", re.I), (7, 1)),
+    (re.compile(r"burns\s+night", re.I), (1, 25)),
+    (re.compile(r"australia\s+day", re.I), (1, 26)),
     (re.compile(r"дн\w+\s+незалежност\w*", re.I), (8, 24)),
     (re.compile(r"дн\w+\s+знаний|дн\w+\s+знань", re.I), (9, 1)),
     (re.compile(r"хэллоуин\w*|хелловін\w*|гелловін\w*|halloween", re.I), (10, 31)),

@@ -189,7 +189,7 @@ def lowercase_name_at(text: str, position: int, language: str) -> tuple[str, int
 _INTRO_LOWER = re.compile(
     r"(?<![\w])(?:меня\s+зовут|мо[её]\s+имя|мене\s+зв[уа]ти|мене\s+звуть|мене\s+звать|"
     r"моє\s+ім['’]я|my\s+name\s+is|"
-    r"i\s+am|i['’]m|це|это|я)\s+(?P<first>[a-zа-яёіїєґ'’-]+)(?:\s+(?P<last>[a-zа-яёіїєґ'’-]+))?"
+    r"i\s+am|i['’]m|this\s+is|це|это|я)\s+(?P<first>[a-zа-яёіїєґ'’-]+)(?:\s+(?P<last>[a-zа-яёіїєґ'’-]+))?"
 )
 
 
@@ -230,8 +230,10 @@ def _lowercase_intro_at(match: re.Match[str], language: str) -> tuple[str, int, 
     # vouches for both.
     surname = bool(last) and tagged(last, {"Surn"})
     if not _cyrillic(first):
-        # "my name is jake": only the explicit cue vouches for a Latin word
-        if not match.group().lower().startswith("my") or first in _LOWER_STOP:
+        # "my name is jake": only the explicit cue vouches for a Latin word, or a name said
+        # with where the client is from ("i'm fiona mcbride from …", "this is marta reis,")
+        explicit = match.group().lower().startswith("my")
+        if first in _LOWER_STOP or not (explicit or _latin_name_then_from(match)):
             return None
         with_last = bool(last) and last not in _LOWER_STOP
         words = [first, last] if with_last else [first]
@@ -245,6 +247,17 @@ def _lowercase_intro_at(match: re.Match[str], language: str) -> tuple[str, int, 
     ))  # fmt: skip
     words = [first, last] if with_last else [first]
     return _title(words), match.start("first"), match.end("last" if with_last else "first")
+
+
+def _latin_name_then_from(match: re.Match[str]) -> bool:
+    """ "i'm fiona mcbride from …": two words, neither a stop word nor looking like a verb or
+    an adverb, then "from", "at", "here" or a comma."""
+    first, last = match.group("first"), match.group("last")
+    words = [first, last] if last else [first]
+    if any(w in _LOWER_STOP or re.search(r"(?:ing|ed|ly)$", w) for w in words) or not last:
+        return False
+    rest = match.string[match.end() :]
+    return bool(re.match(r"\s*(?:,|\bfrom\b|\bat\b|\bhere\b|\bof\b)", rest))
 
 
 # --- companies and products ------------------------------------------------------------------

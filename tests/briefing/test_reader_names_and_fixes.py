@@ -327,3 +327,39 @@ def test_a_greeted_team_is_the_studio_not_the_clients_company():
     reading = read("Hi team — Priya Nair here, head of marketing at Saltbush Skincare.", "en")
     assert value(reading, "clientName") == "Priya Nair"
     assert value(reading, "company") == "Saltbush Skincare"
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("hiya, i'm fiona mcbride from Thistle & Tartan in Edinburgh 👋", "Fiona Mcbride"),
+        ("hi um so this is marta reis from salt and sun retreats", "Marta Reis"),
+        ("i'm looking for a studio from Kyiv", None),
+        ("this is our new shop at the corner", None),
+        ("i'm really excited, we launch soon", None),
+    ],
+)
+def test_a_lowercase_english_name_needs_where_the_client_is_from(text, name):
+    assert value(read(text, "en"), "clientName") == name
+
+
+@pytest.mark.parametrize(
+    ("text", "deadline"),
+    [
+        ("need by Chinese New Year, 6 Feb, the sambal goes into gift packs", "2027-02-06"),
+        ("We need it by Burns Night, that's when bookings kick off.", "2027-01-25"),
+        ("Ready by Australia Day, when our summer push starts.", "2027-01-26"),
+        ("Нужно к Новому году.", "2026-12-31"),
+    ],
+)
+def test_a_holiday_deadline_is_its_own_day_and_the_lunar_new_year_no_31_december(
+    text, deadline
+):
+    language = "ru" if text.startswith("Нужно") else "en"
+    assert value(read(text, language), "deadline") == deadline
+
+
+def test_a_budget_cue_after_but_belongs_to_the_amount_after_it():
+    text = "bottle is S$8.90 only, but budget for video we set USD 25k, all in USD"
+    reading = read(text, "en")
+    assert (value(reading, "budget"), value(reading, "currency")) == (25000, "USD")
