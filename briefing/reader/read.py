@@ -277,8 +277,8 @@ _WORD_FIXES = (
 
 def _read_word_fix(text: str) -> tuple[str, str] | None:
     """(the words corrected away, the words that stand) when the message puts a word of a
-    name right: one word ("Бондаренко, не Бондар"), or the words that differ in two names
-    that start alike ("Volga Talks, не Volga English" → "English", "Talks")."""
+    name right: one word ("Бондаренко, не Бондар"), or two names that start alike, whole
+    ("Volga Talks, не Volga English"), so the course "English for IT" keeps its word."""
     for pattern, old, new in _WORD_FIXES:
         for match in pattern.finditer(text):
             wrong, right = match.group(old), match.group(new)
@@ -296,7 +296,7 @@ MAX_FIX_WORDS = 3
 def _names_aligned(text: str, match: re.Match[str]) -> tuple[str, str]:
     """(wrong, right) of "Volga Talks, не Volga English": the longest names of up to
     MAX_FIX_WORDS words ending at the right word and starting at the wrong one that begin
-    with the same word, less the words they share at the start."""
+    with the same word."""
     before = _WORD.findall(text[max(0, match.start(1) - 60) : match.start(1)])
     after = _WORD.findall(text[match.end(2) : match.end(2) + 60])
     right, wrong = [match.group(1)], [match.group(2)]
@@ -305,12 +305,7 @@ def _names_aligned(text: str, match: re.Match[str]) -> tuple[str, str]:
             continue
         longer_right, longer_wrong = [*before[-extra:], right[0]], [wrong[0], *after[:extra]]
         if longer_right[0].casefold() == longer_wrong[0].casefold():
-            shared = 0
-            while shared < len(longer_right) - 1 and (
-                longer_right[shared].casefold() == longer_wrong[shared].casefold()
-            ):
-                shared += 1
-            return " ".join(longer_wrong[shared:]), " ".join(longer_right[shared:])
+            return " ".join(longer_wrong), " ".join(longer_right)
     return wrong[0], right[0]
 
 

@@ -312,3 +312,12 @@ def test_a_model_is_told_which_fields_are_left_for_the_producer(project, say, sc
     prompt = "\n".join(m["content"] for m in scripted_model.requests[-1]["messages"])
     [left] = [line for line in prompt.splitlines() if line.startswith("Left for the producer")]
     assert left.endswith(": contact")  # asked once (the name) is not left
+
+
+def test_a_name_put_right_whole_leaves_a_product_that_shares_a_word(project, say):
+    say(project, "Здравствуйте! Я Ксения, маркетолог онлайн-школы «Volga English». "
+                 "Запускаем курс «English for IT».")  # fmt: skip
+    assert fields(project, "intro")["company"] == "Volga English"
+    say(project, "Sorry, по привычке: школа называется Volga Talks, не Volga English.")
+    assert fields(project, "intro")["company"] == "Volga Talks"
+    assert fields(project, "vision")["productName"] == "English for IT"
