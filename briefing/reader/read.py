@@ -41,7 +41,6 @@ from briefing.reader.names import (
 )
 from briefing.reader.spoken import spoken_numbers_written
 from briefing.reader.statements import (
-    LABELS,
     Sentence,
     labelled_statements,
     sentence_at,
@@ -413,50 +412,6 @@ def _read_creative_session(c: Collector) -> None:
             return
 
 
-# A length said as a video's ("60s explainer", "ролик на 30 сек", "відео на хвилину-півтори",
-# "a two-minute film", "3 x 15s"), and what a clause of a production spec has beside it.
-_LENGTH = re.compile(
-    r"\d+(?:[.,]\d+)?\s*-?\s*(?:s|sec|secs|seconds?|second|сек\w*|с|min|mins|minutes?|minute|"
-    r"мин\w*|хв\w*|хвилин\w*)(?![\w])|(?<![\w])(?:на|a)\s+(?:минуту|хвилину|minute)(?![\w])|"
-    r"(?:one|two|three|half)-minute",
-    re.IGNORECASE,
-)
-_VIDEO_NOUN = (
-    r"ролик|видео|відео|рилс|рілс|reels?|clips?|кліп|клип|spots?|film|фильм|фільм|trailer|"
-    r"трейлер|тизер|teaser|cut|верси|explainer|експлейнер|эксплейнер|shorts|сниппет|сніпет|"
-    r"сторіс|сторис|stories|verticals?|вертикал\w*"
-)
-_PRODUCTION_WORD = re.compile(_VIDEO_NOUN, re.IGNORECASE)
-# What makes a clause a list of things to hand over: a count of videos, "3 x 15s", a "+".
-_DELIVERABLE_COUNT = re.compile(
-    r"\d+\s*[x×]|[x×]\s*\d|\+|(?<![\w])(?:\d+|two|three|four|five|six|seven|eight|ten|два|две|"
-    r"три|четыре|пять|шесть|дві|чотири|п['’]ять|шість)\s+(?:[\w-]+\s+){0,2}(?:" + _VIDEO_NOUN + ")",
-    re.IGNORECASE,
-)
-
-
-def _read_production(c: Collector) -> None:
-    """ "60s explainer + 3 x 15s for social", "Нужен ролик на минуту и три коротких тизера":
-    a sentence that gives a video's length among what is to be made is the format and the
-    deliverables, said in passing (a labelled "Формат: …" is read first and wins)."""
-    if any(f.field in ("format", "deliverables") for f in c.findings):
-        return
-    from briefing.stages.readers import read_list  # the stages import the reader
-
-    for sentence in c.sentences:
-        if sentence.question or not _LENGTH.search(sentence.text):
-            continue
-        if not _PRODUCTION_WORD.search(sentence.text) or c.overlaps(sentence.start, sentence.end):
-            continue
-        clause = sentence.text.strip().rstrip(".!;")
-        start = c.text.find(clause, sentence.start)
-        deliverables = read_list(clause, c.language) if _DELIVERABLE_COUNT.search(clause) else None
-        c.add("format", clause, start, start + len(clause), 0.75)
-        if deliverables:
-            c.add("deliverables", deliverables, start, start + len(clause), 0.75)
-        return
-
-
 def _read_labels(c: Collector) -> None:
     # the stages import the reader
     from briefing.stages.readers import read_list, read_references
@@ -542,14 +497,14 @@ def _read_cached(
     _read_labels(c)
     _read_creative_session(c)
     _read_deadline(c, today=today)
-    _read_production(c)
     _read_money(c)
     read_companies_and_products(c)
     read_names(c)
     read_role(c)
     _read_project_type(c)
-    labelled = [
-        (f.start, f.end) for f in c.findings if f.field in dict(LABELS) or f.field in _CLAUSE_FIELDS
+    # the labelled statements ("Рефы: …"), never a link read as a reference in passing
+    labelled = [(start, end) for _, _, start, end in labelled_statements(text)] + [
+        (f.start, f.end) for f in c.findings if f.field in _CLAUSE_FIELDS
     ]
     corrected = [f.start for f in c.findings if f.kind == CORRECTION]
     answer = _answer_text(text, sentences, labelled, corrected)

@@ -262,32 +262,6 @@ def test_a_preposition_is_never_a_first_name_in_lowercase():
 
 
 @pytest.mark.parametrize(
-    ("text", "language"),
-    [
-        ("60s explainer + 3 x 15s for social. Animation is fine 👍", "en"),
-        ("Нужен ролик на минуту и три коротких тизера для ВК.", "ru"),
-        ("Потрібно: відео на хвилину-півтори і 4 короткі ролики.", "uk"),
-    ],
-)
-def test_a_production_spec_said_in_passing_fills_format_and_deliverables(text, language):
-    reading = read(text, language)
-    assert value(reading, "format")
-    assert value(reading, "deliverables")
-
-
-@pytest.mark.parametrize(
-    ("text", "language"),
-    [
-        ("Спиннинг стоит 12 990, бюджет 500к.", "ru"),
-        ("Відео треба до 1 серпня, торік було 30 тисяч гостей.", "uk"),
-        ("Can you film a 30s spot in one day?", "en"),
-    ],
-)
-def test_a_sentence_without_a_videos_length_or_a_question_gives_no_format(text, language):
-    assert value(read(text, language), "format") is None
-
-
-@pytest.mark.parametrize(
     ("text", "language", "fix"),
     [
         ("школа называется Volga Talks, не Volga English, мы ребрендились", "ru",
