@@ -165,15 +165,20 @@ def test_a_contact_given_after_completion_joins_the_brief(project, say, rules_ag
 def test_a_fact_added_at_the_read_back_is_read_back_once_more_not_taken_for_a_yes(
     project, say, rules_agent
 ):
-    say(project, FRONT_LOADED.replace("Анна Петрова, +7 916 123-45-67, нужен", "Нужен"))
-    answers = iter([
-        "Сама кофейня, «Зерно».", "Идея — утренний ритуал с чашкой кофе.", "Рекламный ролик.",
-        "Вертикальное видео 30 секунд.", "Основной ролик и три коротких версии.", "Анна",
-        "Не хочу пока давать телефон.", "Ничего не добавлю.",
-    ])  # fmt: skip
-    reply = ""
-    while not reply.startswith("Записала"):  # up to the read-back, whatever is asked
-        reply = say(project, next(answers)).replies.order_by("seq").last().text
+    turn = say(project, FRONT_LOADED.replace("Анна Петрова, +7 916 123-45-67, нужен", "Нужен"))
+    answers = {
+        "clientName": "Анна", "contact": "Не хочу пока давать телефон.",
+        "productName": "Сама кофейня, «Зерно».", "coreIdea": "Утренний ритуал с чашкой кофе.",
+        "contentType": "Рекламный ролик.", "format": "Вертикальное видео 30 секунд.",
+        "deliverables": "Основной ролик и три коротких версии.",
+    }  # fmt: skip
+    reply = turn.replies.order_by("seq").last()
+    for _ in range(20):  # up to the read-back, answering whatever is asked
+        if reply.text.startswith("Записала"):
+            break
+        answer = answers.get(reply.meta.get("asked_field"), "Ничего не добавлю.")
+        reply = say(project, answer).replies.order_by("seq").last()
+    reply = reply.text
     assert "+7" not in reply
     turn = say(project, "Хотя ладно, вот почта: anna@zerno.coffee. Креативная сессия — да.")
     assert project.status == "active"
