@@ -27,17 +27,22 @@ def token_hash(token: str) -> str:
 
 
 class ApiToken(models.Model):
-    name = models.CharField(max_length=100, help_text="The integration it is for")
+    name = models.CharField(_("name"), max_length=100, help_text="The integration it is for")
     # The first characters of the token, to tell tokens apart in lists and logs.
-    prefix = models.CharField(max_length=12, db_index=True, editable=False)
+    prefix = models.CharField(_("key prefix"), max_length=12, db_index=True, editable=False)
     key_hash = models.CharField(max_length=64, unique=True, editable=False)
-    scopes = models.JSONField(default=list)
-    created_at = models.DateTimeField(auto_now_add=True)
+    scopes = models.JSONField(_("permissions"), default=list)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("created by"),
     )
-    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
-    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(_("last used"), null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("API token")
@@ -74,9 +79,14 @@ class ApiToken(models.Model):
 class TokenProject(models.Model):
     """A briefing an integration created: the token may read and write it (and only it)."""
 
-    token = models.ForeignKey(ApiToken, on_delete=models.CASCADE, related_name="projects")
+    token = models.ForeignKey(
+        ApiToken, on_delete=models.CASCADE, related_name="projects", verbose_name=_("token")
+    )
     project = models.OneToOneField(
-        "briefing.Project", on_delete=models.CASCADE, related_name="api_link"
+        "briefing.Project",
+        on_delete=models.CASCADE,
+        related_name="api_link",
+        verbose_name=_("briefing"),
     )
 
     class Meta:

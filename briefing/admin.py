@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from briefing.access import projects_for_user
+from briefing.labels import lock_label
 from briefing.models import (
     BriefingEvent,
     BriefingNote,
@@ -23,7 +24,18 @@ from briefing.models import (
     Turn,
 )
 from briefing.retention import project_archive
-from core.admin_mixins import BackOfficeLinkMixin, NoEditMixin, ReadOnlyMixin
+from briefing.templatetags.labels import stage_title
+from core.admin_mixins import (
+    BackOfficeLinkMixin,
+    NoEditMixin,
+    ReadOnlyMixin,
+    labelled_column,
+    labelled_filter,
+)
+
+# Stage keys and lock keys under the titles and labels the briefing's page shows.
+stage_column = labelled_column("stage_key", _("stage"), stage_title)
+stage_filter = labelled_filter("stage_key", _("stage"), stage_title)
 
 BRIEFING_PAGE_TEXT = _("The briefing's page, which checks and records every change")
 
@@ -108,15 +120,18 @@ class StageRunAdmin(OwnBriefingsMixin, BriefingPageLinkMixin, ReadOnlyMixin, adm
     """A stage's fields and status move through the orchestrator and the producer's
     corrections on the briefing's page (validated, with an event), never here."""
 
-    list_display = ("project", "order", "key", "status", "closed_by", "closed_at")
-    list_filter = ("key", "status", "closed_by")
+    list_display = (
+        "project", "order", labelled_column("key", _("stage"), stage_title), "status",
+        "closed_by", "closed_at",
+    )  # fmt: skip
+    list_filter = (labelled_filter("key", _("stage"), stage_title), "status", "closed_by")
     search_fields = ("project__title", "summary")
 
 
 @admin.register(Turn)
 class TurnAdmin(OwnBriefingsMixin, ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ("project", "seq", "role", "stage_key", "status", "created_at")
-    list_filter = ("role", "status", "stage_key")
+    list_display = ("project", "seq", "role", stage_column, "status", "created_at")
+    list_filter = ("role", "status", stage_filter)
     search_fields = ("text", "project__title")
     raw_id_fields = ("project", "reply_to", "call", "author")
 
@@ -125,15 +140,18 @@ class TurnAdmin(OwnBriefingsMixin, ReadOnlyMixin, admin.ModelAdmin):
 class LockedEntityAdmin(OwnBriefingsMixin, BriefingPageLinkMixin, ReadOnlyMixin, admin.ModelAdmin):
     """Locks are set and released on the briefing's page (an event says who), never here."""
 
-    list_display = ("project", "key", "value", "source", "set_by", "updated_at")
-    list_filter = ("key", "source")
+    list_display = (
+        "project", labelled_column("key", _("field"), lock_label), "value", "source", "set_by",
+        "updated_at",
+    )  # fmt: skip
+    list_filter = (labelled_filter("key", _("field"), lock_label), "source")
     search_fields = ("value", "project__title")
 
 
 @admin.register(BriefingEvent)
 class BriefingEventAdmin(OwnBriefingsMixin, ReadOnlyMixin, admin.ModelAdmin):
-    list_display = ("created_at", "project", "kind", "stage_key", "actor")
-    list_filter = ("kind", "stage_key")
+    list_display = ("created_at", "project", "kind", stage_column, "actor")
+    list_filter = ("kind", stage_filter)
     search_fields = ("project__title",)
     raw_id_fields = ("project", "turn", "actor")
 

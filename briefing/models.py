@@ -27,14 +27,14 @@ class Project(models.Model):
         PAUSED = "paused", _("Paused")
         COMPLETED = "completed", _("Completed")
 
-    title = models.CharField(max_length=200)
-    client_name = models.CharField(max_length=200, blank=True)
-    client_contact = models.CharField(max_length=200, blank=True)
-    briefing_type = models.CharField(max_length=40, default="production")
+    title = models.CharField(_("title"), max_length=200)
+    client_name = models.CharField(_("client's name"), max_length=200, blank=True)
+    client_contact = models.CharField(_("client's contact"), max_length=200, blank=True)
+    briefing_type = models.CharField(_("briefing type"), max_length=40, default="production")
     # The languages the engine detects and can force a reply in (llmkit.language).
-    language = models.CharField(max_length=8, default="ru", choices=LANGUAGE_CHOICES)
+    language = models.CharField(_("language"), max_length=8, default="ru", choices=LANGUAGE_CHOICES)
     status = models.CharField(
-        max_length=10, choices=Status.choices, default=Status.ACTIVE, db_index=True
+        _("status"), max_length=10, choices=Status.choices, default=Status.ACTIVE, db_index=True
     )
     producer = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -42,6 +42,7 @@ class Project(models.Model):
         null=True,
         blank=True,
         related_name="briefing_projects",
+        verbose_name=_("producer"),
     )
     taken_over_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -49,10 +50,16 @@ class Project(models.Model):
         null=True,
         blank=True,
         related_name="+",
+        verbose_name=_("taken over by"),
     )
     # The client's link; None once revoked (a rotated link gets a new token, the old one 404s).
     client_token = models.CharField(
-        max_length=64, unique=True, null=True, blank=True, default=_client_token
+        _("client's link token"),
+        max_length=64,
+        unique=True,
+        null=True,
+        blank=True,
+        default=_client_token,
     )
     profile = models.JSONField(default=dict, blank=True)
     brief = models.JSONField(null=True, blank=True)
@@ -68,12 +75,12 @@ class Project(models.Model):
     memory_company_key = models.CharField(max_length=220, blank=True)
     # The producer's "use the strong model" switch: every turn goes to the escalation pool.
     strong_model = models.BooleanField(default=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    completed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+    completed_at = models.DateTimeField(_("completed"), null=True, blank=True)
     # A briefing is never deleted: it is archived (briefing.retention, an event says who and
     # when), and only forgetting its client erases what the client wrote.
-    archived_at = models.DateTimeField(null=True, blank=True)
+    archived_at = models.DateTimeField(_("archived"), null=True, blank=True)
     # The inbox's facts (briefing.inbox), rewritten in the transaction of every change, so the
     # dashboard reads one page of rows instead of aggregating turns and events.
     waiting_for = models.CharField(max_length=10, default="client")
@@ -149,16 +156,24 @@ class StageRun(models.Model):
         PREFILL = "prefill", _("pre-parse")
         PRODUCER = "producer", _("Producer")
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="stages")
-    key = models.CharField(max_length=40)
-    order = models.PositiveSmallIntegerField()
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="stages", verbose_name=_("briefing")
+    )
+    key = models.CharField(_("stage"), max_length=40)
+    order = models.PositiveSmallIntegerField(
+        _("order"),
+    )
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.PENDING
+    )
     fields = models.JSONField(default=dict, blank=True)
     # Field names a producer set: the pre-parse and the agents never overwrite them.
     producer_fields = models.JSONField(default=list, blank=True)
-    summary = models.TextField(blank=True)
-    closed_by = models.CharField(max_length=10, choices=ClosedBy.choices, blank=True)
-    closed_at = models.DateTimeField(null=True, blank=True)
+    summary = models.TextField(_("summary"), blank=True)
+    closed_by = models.CharField(
+        _("closed by"), max_length=10, choices=ClosedBy.choices, blank=True
+    )
+    closed_at = models.DateTimeField(_("closed"), null=True, blank=True)
     # The conversation went past it once the pre-parse had closed it (its stage_skipped event
     # is recorded, once): kept on the row so that a turn does not search the events for it.
     skipped = models.BooleanField(default=False)
@@ -201,13 +216,17 @@ class Turn(models.Model):
         WAITING_PRODUCER = "waiting_producer", _("waiting for the producer")
         FAILED = "failed", _("Failed")
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="turns")
-    seq = models.PositiveIntegerField()
-    role = models.CharField(max_length=10, choices=Role.choices)
-    text = models.TextField(blank=True)
-    stage_key = models.CharField(max_length=40, blank=True)
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="turns", verbose_name=_("briefing")
+    )
+    seq = models.PositiveIntegerField(
+        _("number"),
+    )
+    role = models.CharField(_("role"), max_length=10, choices=Role.choices)
+    text = models.TextField(_("text"), blank=True)
+    stage_key = models.CharField(_("stage"), max_length=40, blank=True)
     status = models.CharField(
-        max_length=20, choices=Status.choices, default=Status.DONE, db_index=True
+        _("status"), max_length=20, choices=Status.choices, default=Status.DONE, db_index=True
     )
     claimed_at = models.DateTimeField(null=True, blank=True)
     processed_at = models.DateTimeField(null=True, blank=True)
@@ -225,7 +244,7 @@ class Turn(models.Model):
     # The client's key for this message (the chat form's hidden token, the API's
     # Idempotency-Key header): a repeated submission finds this turn instead of adding one.
     idempotency_key = models.CharField(max_length=100, blank=True, default="", editable=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:
         verbose_name = _("turn")
@@ -255,14 +274,20 @@ class LockedEntity(models.Model):
         PRODUCER = "producer", _("Producer")
         LEAD = "lead", _("Lead")
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="locks")
-    key = models.CharField(max_length=40)
-    value = models.CharField(max_length=300)
-    source = models.CharField(max_length=10, choices=Source.choices)
-    set_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="locks", verbose_name=_("briefing")
     )
-    updated_at = models.DateTimeField(auto_now=True)
+    key = models.CharField(_("field"), max_length=40)
+    value = models.CharField(_("value"), max_length=300)
+    source = models.CharField(_("source"), max_length=10, choices=Source.choices)
+    set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        verbose_name=_("set by"),
+    )
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         verbose_name = _("locked entity")
@@ -353,15 +378,21 @@ class BriefingEvent(models.Model):
         MARKED_UNREAD = "marked_unread"
         NOTE_ADDED = "note_added"
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="events")
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="events", verbose_name=_("briefing")
+    )
     turn = models.ForeignKey(Turn, on_delete=models.SET_NULL, null=True, blank=True)
-    kind = models.CharField(max_length=40, choices=Kind.choices, db_index=True)
-    stage_key = models.CharField(max_length=40, blank=True)
+    kind = models.CharField(_("kind"), max_length=40, choices=Kind.choices, db_index=True)
+    stage_key = models.CharField(_("stage"), max_length=40, blank=True)
     data = models.JSONField(default=dict, blank=True)
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        verbose_name=_("who"),
     )
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True, db_index=True)
 
     class Meta:
         verbose_name = _("briefing event")
@@ -378,9 +409,11 @@ class RevokedClientLink(models.Model):
     """A client link that was rotated or revoked, kept so the client who opens it learns the
     link is gone (410, in the briefing's language) instead of a bare 404."""
 
-    token = models.CharField(max_length=64, unique=True)
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
-    revoked_at = models.DateTimeField(auto_now_add=True)
+    token = models.CharField(_("token"), max_length=64, unique=True)
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="+", verbose_name=_("briefing")
+    )
+    revoked_at = models.DateTimeField(_("revoked"), auto_now_add=True)
 
     class Meta:
         verbose_name = _("revoked client link")
@@ -395,9 +428,12 @@ class StaffProfile(models.Model):
     wins over the browser's on any device they log in from."""
 
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_profile"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="staff_profile",
+        verbose_name=_("user"),
     )
-    language = models.CharField(max_length=8, choices=settings.LANGUAGES, blank=True)
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES, blank=True)
 
     class Meta:
         verbose_name = _("staff profile")
@@ -411,12 +447,18 @@ class BriefingNote(models.Model):
     """A note on a briefing for the staff only: shown on the producer's page, never to the
     client, in an export, a brief, a webhook or the API."""
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="notes")
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="notes", verbose_name=_("briefing")
+    )
     author = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        verbose_name=_("author"),
     )
     text = models.TextField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:
         verbose_name = _("briefing note")
@@ -431,11 +473,13 @@ class CannedReply(models.Model):
     """A ready answer the studio's producers insert into a message to a client: shared by the
     studio, written in one language (a briefing offers those of its client's language)."""
 
-    title = models.CharField(max_length=120)
-    language = models.CharField(max_length=8, choices=LANGUAGE_CHOICES)
-    text = models.TextField()
+    title = models.CharField(_("title"), max_length=120)
+    language = models.CharField(_("language"), max_length=8, choices=LANGUAGE_CHOICES)
+    text = models.TextField(
+        _("text"),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         verbose_name = _("canned reply")
@@ -461,15 +505,24 @@ class CannedReplyChange(models.Model):
         REMOVED = "removed", _("removed")
 
     reply = models.ForeignKey(
-        CannedReply, on_delete=models.SET_NULL, null=True, blank=True, related_name="changes"
+        CannedReply,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="changes",
+        verbose_name=_("canned reply"),
     )
-    kind = models.CharField(max_length=10, choices=Kind.choices)
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        verbose_name=_("who"),
     )
     old = models.JSONField(null=True, blank=True)
     new = models.JSONField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:
         verbose_name = _("canned reply change")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.contrib import admin
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -54,3 +57,42 @@ class BackOfficeLinkMixin:
     def get_fields(self, request, obj=None):
         fields = [name for name in super().get_fields(request, obj) if name != "back_office"]
         return ["back_office", *fields]
+
+
+def code_shown(code: str) -> str:
+    """A code an administrator types (a catalogue's, a price's kind) shown as code, the way
+    the back office quotes one, not as a word of the office."""
+    return format_html("<code>{}</code>", code) if code else "-"
+
+
+def labelled_column(field: str, description: Any, label: Callable[[str], Any]) -> Callable:
+    """A change list's column of `field` under the label the back office shows for its code
+    (`label(code)`), for a field whose codes are labelled elsewhere than in its choices."""
+
+    @admin.display(description=description, ordering=field)
+    def column(obj) -> str:
+        code = getattr(obj, field)
+        return str(label(code)) if code else "-"
+
+    column.__name__ = field
+    return column
+
+
+def labelled_filter(field: str, title: Any, label: Callable[[str], Any]) -> type:
+    """A change list's filter on `field`'s stored codes, each under `label(code)`."""
+
+    class LabelledFilter(admin.SimpleListFilter):
+        parameter_name = field
+
+        def lookups(self, request, model_admin) -> list[tuple[str, str]]:
+            codes = (
+                model_admin.get_queryset(request).exclude(**{field: ""})
+                .order_by(field).values_list(field, flat=True).distinct()
+            )  # fmt: skip
+            return [(code, str(label(code))) for code in codes]
+
+        def queryset(self, request, queryset):
+            return queryset.filter(**{field: self.value()}) if self.value() else queryset
+
+    LabelledFilter.title = title
+    return LabelledFilter

@@ -8,7 +8,7 @@ from django.forms.models import BaseInlineFormSet
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from core.admin_mixins import BackOfficeLinkMixin, NoEditMixin
+from core.admin_mixins import BackOfficeLinkMixin, NoEditMixin, code_shown, labelled_filter
 from crm.models import (
     InboundMessage,
     Lead,
@@ -19,7 +19,27 @@ from crm.models import (
     MailboxAttempt,
     MailboxPoll,
 )
+from crm.selectors import lead_catalogue, lead_labels
 from crm.services import lead_type_touch
+
+
+@admin.display(description=_("code"), ordering="code")
+def code(obj) -> str:
+    return code_shown(obj.code)
+
+
+def _lead_type_name(code: str) -> str:
+    return next((str(row) for row in LeadType.objects.filter(code=code)), code)
+
+
+LeadTypeFilter = labelled_filter("lead_type", _("lead type"), _lead_type_name)
+# Today's catalogue's labels (the lead's own page shows each lead's under its own type's).
+IntentFilter = labelled_filter(
+    "client_intent", _("intent"), lambda c: lead_catalogue().intent_label(c)
+)
+ProductFilter = labelled_filter(
+    "product_class", _("product"), lambda c: lead_catalogue().product_label(c)
+)
 
 
 class LeadIntentFormSet(BaseInlineFormSet):
@@ -61,7 +81,8 @@ class LeadProductInline(admin.StackedInline):
 class LeadTypeAdmin(admin.ModelAdmin):
     """A business's catalogue; CRM_LEAD_TYPE names the one cards are read with."""
 
-    list_display = ("code", "name", "business", "updated_at")
+    # The business is the model's prompt, in its language: read on the change page.
+    list_display = (code, "__str__", "updated_at")
     search_fields = ("code", "name")
     inlines = [LeadIntentInline, LeadProductInline]
 
@@ -89,7 +110,8 @@ class LeadTermAdmin(admin.ModelAdmin):
     """One intent or product on its own (usually edited among its type's, on the type's
     page); a change moves its type, so readers renew their copy."""
 
-    list_display = ("lead_type", "position", "code", "label", "description")
+    # The description is the model's prompt, in its language: read on the change page.
+    list_display = ("lead_type", "position", code, "__str__")
     list_filter = ("lead_type",)
     search_fields = ("code", "label", "words_ru", "words_uk", "words_en")
     list_select_related = ("lead_type",)
@@ -131,11 +153,11 @@ class LeadAdmin(BackOfficeLinkMixin, NoEditMixin, admin.ModelAdmin):
 
     back_office_text = _("The lead's page")
     list_display = (
-        "last_message_at", "client_name", "client_intent", "product_class", "budget_amount",
-        "budget_currency",        "urgency_days", "needs_call_back", "channel", "status",
+        "last_message_at", "client_name", "intent", "product", "budget_amount",
+        "budget_currency", "urgency_days", "needs_call_back", "channel", "status",
     )  # fmt: skip
     list_filter = (
-        "status", "lead_type", "client_intent", "product_class", "needs_call_back", "channel",
+        "status", LeadTypeFilter, IntentFilter, ProductFilter, "needs_call_back", "channel",
     )  # fmt: skip
     search_fields = ("client_name", "summary", "contacts__value")
     date_hierarchy = "last_message_at"
@@ -144,6 +166,22 @@ class LeadAdmin(BackOfficeLinkMixin, NoEditMixin, admin.ModelAdmin):
 
     def back_office_url(self, obj: Lead) -> str:
         return reverse("crm:lead_detail", args=[obj.pk])
+
+    def get_changelist_instance(self, request):
+        changelist = super().get_changelist_instance(request)
+        # One catalogue read for the page rather than one a row.
+        lead_labels(list(changelist.result_list))
+        return changelist
+
+    @admin.display(description=_("intent"), ordering="client_intent")
+    def intent(self, obj: Lead) -> str:
+        return getattr(obj, "intent_label", None) or lead_labels([obj])[0].intent_label
+
+    @admin.display(description=_("product"), ordering="product_class")
+    def product(self, obj: Lead) -> str:
+        if not hasattr(obj, "product_label"):
+            lead_labels([obj])
+        return obj.product_label or "—"
 
 
 @admin.register(InboundMessage)

@@ -1,12 +1,13 @@
 """CRM intake: inbound messages turned into lead cards."""
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class CrmConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "crm"
-    verbose_name = "CRM"
+    verbose_name = _("CRM")
 
     def ready(self) -> None:
         from crm.dead_letters import InboundMessageSource

@@ -148,15 +148,16 @@ def builtin_catalogue(code: str = DEFAULT_TYPE) -> Catalogue | None:
 def _shipped_labels() -> frozenset[str]:
     from crm.catalogue_seed import SEEDED
 
-    return frozenset(
+    terms = (
         term["label"] for data in SEEDED.values() for term in (*data["intents"], *data["products"])
     )
+    return frozenset((*terms, *(data["name"] for data in SEEDED.values())))
 
 
 def shown_label(label: str) -> str:
-    """A term's label in the active language. A label the platform ships (English in the
-    database and in the model's prompt) is translated by the catalogues; a label an
-    administrator wrote is their own word and is shown as written."""
+    """A term's label (or a lead type's name) in the active language. A label the platform
+    ships (English in the database and in the model's prompt) is translated by the
+    catalogues; a label an administrator wrote is their own word and is shown as written."""
     return gettext(label) if label in _shipped_labels() else label
 
 

@@ -23,7 +23,7 @@ from django.utils.translation import gettext_noop
 # Intents and products are tried in their order: the first that matches wins.
 STUDIO: dict[str, Any] = {
     "code": "studio",
-    "name": "Production studio",
+    "name": gettext_noop("Production studio"),
     "business": "a video and content production studio",
     "intents": [
         {
@@ -492,7 +492,7 @@ STUDIO: dict[str, Any] = {
 # The first seed's schema, kept as a selectable type (CRM_LEAD_TYPE=dealer).
 DEALER: dict[str, Any] = {
     "code": "dealer",
-    "name": "Car dealer",
+    "name": gettext_noop("Car dealer"),
     "business": "a car dealership",
     "intents": [
         {

@@ -4,9 +4,17 @@ and keeps the briefings' inbox counts right); the price table is edited here."""
 
 from django.contrib import admin
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from core.admin_mixins import BackOfficeLinkMixin, NoEditMixin, ReadOnlyMixin
+from core.admin_mixins import (
+    BackOfficeLinkMixin,
+    NoEditMixin,
+    ReadOnlyMixin,
+    labelled_column,
+    labelled_filter,
+)
+from dlq.error_labels import error_kind_label, signature_kind
 from dlq.models import (
     CallLatency,
     CallRollup,
@@ -16,6 +24,19 @@ from dlq.models import (
     ModelPrice,
     StructuredCall,
 )
+from dlq.sources import dead_letter_kind_label
+
+# Source kinds under the names the dead letters' review shows them by.
+source_column = labelled_column("source_kind", _("source kind"), dead_letter_kind_label)
+source_filter = labelled_filter("source_kind", _("source kind"), dead_letter_kind_label)
+
+
+@admin.display(description=_("error"), ordering="error_signature")
+def error(letter) -> str:
+    """The error's kind in words, with its signature quoted as the review quotes it."""
+    kind = error_kind_label(signature_kind(letter.error_signature))
+    return format_html("{} <code>{}</code>", kind, letter.error_signature)
+
 
 DEAD_LETTER_PAGE_TEXT = _(
     "The dead letter's review page: it is fixed, replayed or discarded there, with a record"
@@ -39,7 +60,7 @@ class StructuredCallAdmin(NoEditMixin, admin.ModelAdmin):
     list_display = (
         "created_at", "schema_name", "provider", "model", "outcome", "retry_used",
         "latency_ms", "prompt_tokens", "cached_tokens", "completion_tokens", "cost", "pool",
-        "source_kind",
+        source_column,
     )  # fmt: skip
     list_filter = ("outcome", "retry_used", "schema_name", "provider", "pool")
     search_fields = ("schema_name", "provider", "model", "source_id", "session")
@@ -62,10 +83,9 @@ class DeadLetterAdmin(DeadLetterPageLinkMixin, ReadOnlyMixin, admin.ModelAdmin):
 
     inlines = [DeadLetterActionInline]
     list_display = (
-        "created_at", "schema_name", "error_signature", "provider", "source_kind", "source_id",
-        "status",
+        "created_at", "schema_name", error, "provider", source_column, "source_id", "status",
     )  # fmt: skip
-    list_filter = ("status", "schema_name", "provider", "source_kind")
+    list_filter = ("status", "schema_name", "provider", source_filter)
     search_fields = ("raw_input", "error_signature", "source_id")
     date_hierarchy = "created_at"
     readonly_fields = (
@@ -107,7 +127,7 @@ class ModelPriceAdmin(admin.ModelAdmin):
 class ClassifierDisagreementAdmin(NoEditMixin, admin.ModelAdmin):
     """Messages on which level 1's model and the shipped classifier disagreed (read-only)."""
 
-    list_display = ("created_at", "source_kind", "source_id", "fields", "text")
+    list_display = ("created_at", source_column, "source_id", "fields", "text")
     search_fields = ("text", "source_id")
     date_hierarchy = "created_at"
     readonly_fields = (

@@ -18,40 +18,42 @@ class StructuredCall(models.Model):
         COERCED = "coerced", _("after coercion")
         FAILED = "failed", _("dead-lettered")
 
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    schema_name = models.CharField(max_length=100, db_index=True)
-    provider = models.CharField(max_length=50, blank=True, db_index=True)
-    model = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True, db_index=True)
+    schema_name = models.CharField(_("schema"), max_length=100, db_index=True)
+    provider = models.CharField(_("provider"), max_length=50, blank=True, db_index=True)
+    model = models.CharField(_("model"), max_length=200, blank=True)
     # Every provider that answered, in order (more than one when the retry failed over).
-    providers = models.JSONField(default=list, blank=True)
-    outcome = models.CharField(max_length=12, choices=Outcome.choices, db_index=True)
-    retry_used = models.BooleanField(default=False)
-    attempts = models.PositiveSmallIntegerField(default=1)
-    latency_ms = models.PositiveIntegerField(default=0)
-    prompt_tokens = models.PositiveIntegerField(default=0)
-    cached_tokens = models.PositiveIntegerField(default=0)
-    completion_tokens = models.PositiveIntegerField(default=0)
+    providers = models.JSONField(_("providers tried"), default=list, blank=True)
+    outcome = models.CharField(_("outcome"), max_length=12, choices=Outcome.choices, db_index=True)
+    retry_used = models.BooleanField(_("retried"), default=False)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=1)
+    latency_ms = models.PositiveIntegerField(_("latency, ms"), default=0)
+    prompt_tokens = models.PositiveIntegerField(_("input tokens"), default=0)
+    cached_tokens = models.PositiveIntegerField(_("cached tokens"), default=0)
+    completion_tokens = models.PositiveIntegerField(_("answer tokens"), default=0)
     # Our own estimate of the prompt (llmkit.prompt.estimate_tokens) and of its cacheable
     # prefix, comparable across providers, including the rules agent that reports none.
-    prompt_tokens_estimate = models.PositiveIntegerField(default=0)
-    cacheable_tokens_estimate = models.PositiveIntegerField(default=0)
-    coercions = models.JSONField(default=list, blank=True)
+    prompt_tokens_estimate = models.PositiveIntegerField(_("input tokens (estimate)"), default=0)
+    cacheable_tokens_estimate = models.PositiveIntegerField(
+        _("cacheable tokens (estimate)"), default=0
+    )
+    coercions = models.JSONField(_("values corrected"), default=list, blank=True)
     # What the model saw and said, per attempt: the per-turn detail a producer opens.
-    prompt_messages = models.JSONField(default=list, blank=True)
-    raw_responses = models.JSONField(default=list, blank=True)
-    source_kind = models.CharField(max_length=40, blank=True)
-    source_id = models.CharField(max_length=64, blank=True)
+    prompt_messages = models.JSONField(_("prompt messages"), default=list, blank=True)
+    raw_responses = models.JSONField(_("model's answers"), default=list, blank=True)
+    source_kind = models.CharField(_("source kind"), max_length=40, blank=True)
+    source_id = models.CharField(_("source ID"), max_length=64, blank=True)
     # The cost ledger: the pool that served the call (empty with one chain, LLM_PROVIDERS),
     # the conversation it belongs to ("briefing:<id>": GigaChat's X-Session-ID and the
     # briefing's total), and its money at the price table's rates when it was made.
-    pool = models.CharField(max_length=40, blank=True, db_index=True)
-    session = models.CharField(max_length=64, blank=True, db_index=True)
-    cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
+    pool = models.CharField(_("model pool"), max_length=40, blank=True, db_index=True)
+    session = models.CharField(_("session"), max_length=64, blank=True, db_index=True)
+    cost = models.DecimalField(_("cost"), max_digits=14, decimal_places=6, default=0)
     # True when the provider reported no prompt tokens and the cost used our estimate.
-    cost_estimated = models.BooleanField(default=False)
+    cost_estimated = models.BooleanField(_("cost estimated"), default=False)
     # Folded into CallRollup (dlq.rollups): set in the fold's own transaction, so a call is
     # counted once, and a folded call may be deleted without changing the figures.
-    rolled_up = models.BooleanField(default=False)
+    rolled_up = models.BooleanField(_("in the totals"), default=False)
 
     class Meta:
         verbose_name = _("model call")
@@ -94,23 +96,27 @@ class DeadLetter(models.Model):
         DISCARDED = "discarded", _("Discarded")
 
     call = models.OneToOneField(
-        StructuredCall, on_delete=models.PROTECT, related_name="dead_letter", null=True
+        StructuredCall,
+        on_delete=models.PROTECT,
+        related_name="dead_letter",
+        null=True,
+        verbose_name=_("model call"),
     )
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    source_kind = models.CharField(max_length=40, blank=True, db_index=True)
-    source_id = models.CharField(max_length=64, blank=True)
-    schema_name = models.CharField(max_length=100, db_index=True)
-    provider = models.CharField(max_length=50, blank=True, db_index=True)
-    model = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True, db_index=True)
+    source_kind = models.CharField(_("source kind"), max_length=40, blank=True, db_index=True)
+    source_id = models.CharField(_("source ID"), max_length=64, blank=True)
+    schema_name = models.CharField(_("schema"), max_length=100, db_index=True)
+    provider = models.CharField(_("provider"), max_length=50, blank=True, db_index=True)
+    model = models.CharField(_("model"), max_length=200, blank=True)
     # The text the client (or the mail) wrote; the prompts of each attempt are kept apart.
-    raw_input = models.TextField(blank=True)
-    prompt_messages = models.JSONField(default=list, blank=True)
-    raw_responses = models.JSONField(default=list, blank=True)
-    errors = models.JSONField(default=list)
-    error_signature = models.CharField(max_length=200, db_index=True)
-    usage = models.JSONField(default=dict, blank=True)
+    raw_input = models.TextField(_("input"), blank=True)
+    prompt_messages = models.JSONField(_("prompt messages"), default=list, blank=True)
+    raw_responses = models.JSONField(_("model's answers"), default=list, blank=True)
+    errors = models.JSONField(_("errors"), default=list)
+    error_signature = models.CharField(_("error"), max_length=200, db_index=True)
+    usage = models.JSONField(_("token usage"), default=dict, blank=True)
     status = models.CharField(
-        max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True
+        _("status"), max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True
     )
     resolved_at = models.DateTimeField(null=True, blank=True)
     resolved_by = models.ForeignKey(
@@ -120,9 +126,14 @@ class DeadLetter(models.Model):
     resolution_note = models.TextField(blank=True)
     # Set while a replay is queued or running; a replay that failed again made a new letter
     # that points back here.
-    replay_requested_at = models.DateTimeField(null=True, blank=True)
+    replay_requested_at = models.DateTimeField(_("replay requested"), null=True, blank=True)
     replay_of = models.ForeignKey(
-        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="replays"
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="replays",
+        verbose_name=_("replay of"),
     )
 
     class Meta:
@@ -163,14 +174,21 @@ class DeadLetterAction(models.Model):
         REPLAY_REFUSED = "replay_refused", _("replay refused")
         HELP_REQUESTED = "help_requested", _("a producer asked a manager to fix it")
 
-    dead_letter = models.ForeignKey(DeadLetter, on_delete=models.CASCADE, related_name="actions")
-    kind = models.CharField(max_length=20, choices=Kind.choices)
-    at = models.DateTimeField(auto_now_add=True)
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    dead_letter = models.ForeignKey(
+        DeadLetter, on_delete=models.CASCADE, related_name="actions", verbose_name=_("dead letter")
     )
-    note = models.TextField(blank=True)
-    data = models.JSONField(default=dict, blank=True)
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    at = models.DateTimeField(_("when"), auto_now_add=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("user"),
+    )
+    note = models.TextField(_("note"), blank=True)
+    data = models.JSONField(_("details"), default=dict, blank=True)
 
     class Meta:
         verbose_name = _("dead letter action")
@@ -188,13 +206,19 @@ class ModelPrice(models.Model):
     "openai"); an empty `model` prices every model of that provider that has no row of its
     own. Cached prompt tokens are priced apart: providers bill them at a discount."""
 
-    provider = models.CharField(max_length=50)
-    model = models.CharField(max_length=200, blank=True)
-    currency = models.CharField(max_length=3, default="RUB")
-    prompt_per_million = models.DecimalField(max_digits=12, decimal_places=4, default=0)
-    cached_per_million = models.DecimalField(max_digits=12, decimal_places=4, default=0)
-    completion_per_million = models.DecimalField(max_digits=12, decimal_places=4, default=0)
-    updated_at = models.DateTimeField(auto_now=True)
+    provider = models.CharField(_("provider"), max_length=50)
+    model = models.CharField(_("model"), max_length=200, blank=True)
+    currency = models.CharField(_("currency"), max_length=3, default="RUB")
+    prompt_per_million = models.DecimalField(
+        _("input tokens, per million"), max_digits=12, decimal_places=4, default=0
+    )
+    cached_per_million = models.DecimalField(
+        _("cached tokens, per million"), max_digits=12, decimal_places=4, default=0
+    )
+    completion_per_million = models.DecimalField(
+        _("answer tokens, per million"), max_digits=12, decimal_places=4, default=0
+    )
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         verbose_name = _("model price")
@@ -220,15 +244,23 @@ class ClassifierDisagreement(models.Model):
     """A client message on which level 1's model and the shipped classifier disagreed:
     where the learned model is weak, for managers to review (and to retrain on)."""
 
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
-    call = models.ForeignKey(StructuredCall, on_delete=models.SET_NULL, null=True, blank=True)
-    source_kind = models.CharField(max_length=40, blank=True)
-    source_id = models.CharField(max_length=64, blank=True)
-    text = models.TextField()
+    created_at = models.DateTimeField(_("created"), auto_now_add=True, db_index=True)
+    call = models.ForeignKey(
+        StructuredCall,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        verbose_name=_("model call"),
+    )
+    source_kind = models.CharField(_("source kind"), max_length=40, blank=True)
+    source_id = models.CharField(_("source ID"), max_length=64, blank=True)
+    text = models.TextField(
+        _("text"),
+    )
     # The contract's fields that differ ("intent", "risk", "language", "complexity").
-    fields = models.JSONField(default=list)
-    model_verdict = models.JSONField(default=dict)
-    classifier_verdict = models.JSONField(default=dict)
+    fields = models.JSONField(_("fields"), default=list)
+    model_verdict = models.JSONField(_("model's verdict"), default=dict)
+    classifier_verdict = models.JSONField(_("classifier's verdict"), default=dict)
 
     class Meta:
         verbose_name = _("classifier disagreement")
@@ -251,14 +283,16 @@ class CallRollup(models.Model):
         DAY = "day"
         HOUR = "hour"
 
-    grain = models.CharField(max_length=4, choices=Grain.choices)
+    grain = models.CharField(_("period"), max_length=4, choices=Grain.choices)
     # Local midnight of the day, or the start of the hour.
-    start = models.DateTimeField()
-    schema_name = models.CharField(max_length=100)
-    provider = models.CharField(max_length=50, blank=True)
-    pool = models.CharField(max_length=40, blank=True)
-    outcome = models.CharField(max_length=12, choices=StructuredCall.Outcome.choices)
-    calls = models.PositiveIntegerField(default=0)
+    start = models.DateTimeField(
+        _("from"),
+    )
+    schema_name = models.CharField(_("schema"), max_length=100)
+    provider = models.CharField(_("provider"), max_length=50, blank=True)
+    pool = models.CharField(_("model pool"), max_length=40, blank=True)
+    outcome = models.CharField(_("outcome"), max_length=12, choices=StructuredCall.Outcome.choices)
+    calls = models.PositiveIntegerField(_("calls"), default=0)
     retried = models.PositiveIntegerField(default=0)
     failovers = models.PositiveIntegerField(default=0)
     latency_ms_sum = models.BigIntegerField(default=0)
@@ -294,12 +328,14 @@ class CallLatency(models.Model):
     its precision). Each call also counts in the cells of schema "*", provider "*" and both
     (dlq.rollups.ANY), so a range's percentiles read one row a day, filtered or not."""
 
-    grain = models.CharField(max_length=4, choices=CallRollup.Grain.choices)
-    start = models.DateTimeField()
-    schema_name = models.CharField(max_length=100)
-    provider = models.CharField(max_length=50, blank=True)
+    grain = models.CharField(_("period"), max_length=4, choices=CallRollup.Grain.choices)
+    start = models.DateTimeField(
+        _("from"),
+    )
+    schema_name = models.CharField(_("schema"), max_length=100)
+    provider = models.CharField(_("provider"), max_length=50, blank=True)
     histogram = models.JSONField(default=dict)
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         verbose_name = _("call latency")

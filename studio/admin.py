@@ -4,8 +4,15 @@ the audit trail itself (shown only); client memory, whose snapshots are correcte
 studio.memory and whose lines are rebuilt from them (shown only)."""
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
-from core.admin_mixins import NoEditMixin, ReadOnlyMixin
+from core.admin_mixins import (
+    NoEditMixin,
+    ReadOnlyMixin,
+    code_shown,
+    labelled_column,
+    labelled_filter,
+)
 from studio.memory import snapshot_correct
 from studio.models import (
     CalendarPeriod,
@@ -16,6 +23,10 @@ from studio.models import (
     StudioChange,
 )
 from studio.services import studio_item_create, studio_item_delete, studio_item_update
+
+# A kind of work is a code the studio types ("music_video"): quoted as code, as on its pages.
+kind = labelled_column("kind", _("kind"), code_shown)
+kind_filter = labelled_filter("kind", _("kind"), code_shown)
 
 
 class AuditedStudioAdmin(admin.ModelAdmin):
@@ -43,15 +54,15 @@ class AuditedStudioAdmin(admin.ModelAdmin):
 
 @admin.register(RateCardItem)
 class RateCardItemAdmin(AuditedStudioAdmin):
-    list_display = ["title", "kind", "unit", "price_min", "price_max", "currency", "active"]
-    list_filter = ["kind", "currency", "active"]
+    list_display = ["title", kind, "unit", "price_min", "price_max", "currency", "active"]
+    list_filter = [kind_filter, "currency", "active"]
     search_fields = ["code", "title", "keywords", "price_factors"]
 
 
 @admin.register(PortfolioItem)
 class PortfolioItemAdmin(AuditedStudioAdmin):
-    list_display = ["title", "client", "kind", "year", "may_be_shown"]
-    list_filter = ["kind", "year", "may_be_shown"]
+    list_display = ["title", "client", kind, "year", "may_be_shown"]
+    list_filter = [kind_filter, "year", "may_be_shown"]
     search_fields = ["title", "client", "description"]
 
 

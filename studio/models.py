@@ -21,21 +21,33 @@ class Currency(models.TextChoices):
 class RateCardItem(models.Model):
     """One service of the rate card: a price range per unit, and what moves it."""
 
-    code = models.SlugField(max_length=60, unique=True)
-    title = models.CharField(max_length=200)
+    code = models.SlugField(_("code"), max_length=60, unique=True)
+    title = models.CharField(_("title"), max_length=200)
     kind = models.CharField(
-        max_length=40, help_text="The kind of work it prices: video, animation, photo, ..."
+        _("kind"),
+        max_length=40,
+        help_text="The kind of work it prices: video, animation, photo, ...",
     )
-    unit = models.CharField(max_length=60, help_text="What the price is for: a video, a day")
-    price_min = models.PositiveIntegerField()
-    price_max = models.PositiveIntegerField()
-    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
-    price_factors = models.TextField(blank=True, help_text="What changes the price")
+    unit = models.CharField(
+        _("unit"), max_length=60, help_text="What the price is for: a video, a day"
+    )
+    price_min = models.PositiveIntegerField(
+        _("price from"),
+    )
+    price_max = models.PositiveIntegerField(
+        _("price up to"),
+    )
+    currency = models.CharField(
+        _("currency"), max_length=3, choices=Currency.choices, default=Currency.RUB
+    )
+    price_factors = models.TextField(
+        _("price factors"), blank=True, help_text="What changes the price"
+    )
     # Working days such a job usually takes from start to delivery (the calendar check's need).
     production_days = models.PositiveSmallIntegerField(default=15)
     # Words a client uses for this service (ru/uk/en, stems end in *), for the tools' matching.
-    keywords = models.CharField(max_length=400, blank=True)
-    active = models.BooleanField(default=True)
+    keywords = models.CharField(_("keywords"), max_length=400, blank=True)
+    active = models.BooleanField(_("active"), default=True)
     order = models.PositiveSmallIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -56,14 +68,16 @@ class RateCardItem(models.Model):
 class PortfolioItem(models.Model):
     """A finished work; only those with `may_be_shown` are ever offered to a client."""
 
-    title = models.CharField(max_length=200)
-    client = models.CharField(max_length=200, blank=True)
-    kind = models.CharField(max_length=40)
+    title = models.CharField(_("title"), max_length=200)
+    client = models.CharField(_("client"), max_length=200, blank=True)
+    kind = models.CharField(_("kind"), max_length=40)
     tags = models.JSONField(default=list, blank=True)
-    year = models.PositiveSmallIntegerField()
+    year = models.PositiveSmallIntegerField(
+        _("year"),
+    )
     link = models.URLField(blank=True)
-    may_be_shown = models.BooleanField(default=True)
-    description = models.TextField(blank=True)
+    may_be_shown = models.BooleanField(_("may be shown"), default=True)
+    description = models.TextField(_("description"), blank=True)
 
     class Meta:
         verbose_name = _("portfolio item")
@@ -85,12 +99,20 @@ class CalendarPeriod(models.Model):
         BUSY = "busy", _("busy")
         TENTATIVE = "tentative", _("tentative")
 
-    starts_on = models.DateField()
-    ends_on = models.DateField()
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.BUSY)
-    note = models.CharField(max_length=200, blank=True)
-    source = models.CharField(max_length=60, default="admin", help_text="Who pushed it")
-    external_id = models.CharField(max_length=100, blank=True)
+    starts_on = models.DateField(
+        _("starts on"),
+    )
+    ends_on = models.DateField(
+        _("ends on"),
+    )
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.BUSY
+    )
+    note = models.CharField(_("note"), max_length=200, blank=True)
+    source = models.CharField(
+        _("source"), max_length=60, default="admin", help_text="Who pushed it"
+    )
+    external_id = models.CharField(_("external ID"), max_length=100, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -119,12 +141,20 @@ class ClientSnapshot(models.Model):
     cacheable prefix; a producer may correct `facts` (the next rebuild renders them again
     unless `corrected` keeps them)."""
 
-    key = models.CharField(max_length=220, unique=True, help_text="company:… or contact:…")
+    key = models.CharField(
+        _("client"), max_length=220, unique=True, help_text="company:… or contact:…"
+    )
     facts = models.JSONField(default=dict)
-    text = models.TextField()
-    sources = models.JSONField(default=list, blank=True)  # ["project:12", "lead:4", "work:3"]
-    corrected = models.BooleanField(default=False, help_text="A producer's correction: kept")
-    rebuilt_at = models.DateTimeField(auto_now=True)
+    text = models.TextField(
+        _("text"),
+    )
+    sources = models.JSONField(
+        _("sources"), default=list, blank=True
+    )  # ["project:12", "lead:4", "work:3"]
+    corrected = models.BooleanField(
+        _("corrected by a producer"), default=False, help_text="A producer's correction: kept"
+    )
+    rebuilt_at = models.DateTimeField(_("rebuilt"), auto_now=True)
 
     class Meta:
         verbose_name = _("client snapshot")
@@ -139,9 +169,11 @@ class MemoryItem(models.Model):
     """One line of what memory holds for a client (a fact, an earlier brief, a work), found
     per turn by full-text search over the client's own items (studio.memory)."""
 
-    key = models.CharField(max_length=220, db_index=True)
-    text = models.TextField()
-    source = models.CharField(max_length=60, blank=True)
+    key = models.CharField(_("client"), max_length=220, db_index=True)
+    text = models.TextField(
+        _("text"),
+    )
+    source = models.CharField(_("source"), max_length=60, blank=True)
 
     class Meta:
         verbose_name = _("memory item")
@@ -167,15 +199,20 @@ class StudioChange(models.Model):
         PORTFOLIO = "portfolio", _("portfolio")
         CALENDAR = "calendar", _("production calendar")
 
-    at = models.DateTimeField(auto_now_add=True, db_index=True)
+    at = models.DateTimeField(_("when"), auto_now_add=True, db_index=True)
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("user"),
     )
-    kind = models.CharField(max_length=10, choices=Kind.choices)
-    section = models.CharField(max_length=12, choices=Section.choices)
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
+    section = models.CharField(_("section"), max_length=12, choices=Section.choices)
     # The row's id and name, kept after the row is deleted.
     item_id = models.BigIntegerField()
-    item_label = models.CharField(max_length=300)
+    item_label = models.CharField(_("item"), max_length=300)
     # Field → {"old": …, "new": …}; a creation has only "new", a deletion only "old".
     changes = models.JSONField(default=dict, blank=True)
 

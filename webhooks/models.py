@@ -35,17 +35,18 @@ def validate_event_kinds(value: object) -> None:
 class WebhookSubscription(models.Model):
     """An endpoint that receives the chosen kinds of events, signed with its own secret."""
 
-    name = models.CharField(max_length=200)
+    name = models.CharField(_("name"), max_length=200)
     # Never into the platform's own network, unless the host is allowed by name (targets.py).
     url = models.URLField(
+        _("URL"),
         max_length=500,
         validators=[URLValidator(schemes=["http", "https"]), validate_webhook_target],
     )
     event_kinds = models.JSONField(default=list, validators=[validate_event_kinds])
     # The HMAC key the receiver checks X-Webhook-Signature with.
     secret = models.CharField(max_length=200, default=webhook_secret_new)
-    active = models.BooleanField(default=True, db_index=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    active = models.BooleanField(_("active"), default=True, db_index=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:
         verbose_name = _("webhook subscription")
@@ -71,28 +72,40 @@ class WebhookDelivery(models.Model):
         FAILED = "failed"
 
     subscription = models.ForeignKey(
-        WebhookSubscription, on_delete=models.CASCADE, related_name="deliveries"
+        WebhookSubscription,
+        on_delete=models.CASCADE,
+        related_name="deliveries",
+        verbose_name=_("subscription"),
     )
-    event_id = models.CharField(max_length=64)
-    kind = models.CharField(max_length=40, db_index=True)
-    payload = models.JSONField()
+    event_id = models.CharField(_("event ID"), max_length=64)
+    kind = models.CharField(_("event"), max_length=40, db_index=True)
+    payload = models.JSONField(
+        _("payload"),
+    )
     status = models.CharField(
-        max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True
+        _("status"), max_length=10, choices=Status.choices, default=Status.PENDING, db_index=True
     )
-    attempts = models.PositiveIntegerField(default=0)
-    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
-    last_error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    last_status_code = models.PositiveSmallIntegerField(
+        _("last HTTP status"), null=True, blank=True
+    )
+    last_error = models.TextField(_("last error"), blank=True)
     # When it may be sent (again); a worker claims it only from then on.
-    next_attempt_at = models.DateTimeField(default=timezone.now, db_index=True)
+    next_attempt_at = models.DateTimeField(_("next attempt"), default=timezone.now, db_index=True)
     # When a worker took it for sending; a claim older than the lease is taken over.
-    claimed_at = models.DateTimeField(null=True, blank=True)
-    delivered_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    claimed_at = models.DateTimeField(_("claimed"), null=True, blank=True)
+    delivered_at = models.DateTimeField(_("delivered"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True, db_index=True)
     # The last person who asked for it to be sent again, and when.
     redelivered_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("redelivered by"),
     )
-    redelivered_at = models.DateTimeField(null=True, blank=True)
+    redelivered_at = models.DateTimeField(_("redelivered"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("webhook delivery")
@@ -122,12 +135,15 @@ class WebhookAttempt(models.Model):
     """One HTTP POST of a delivery and what came back: the delivery log."""
 
     delivery = models.ForeignKey(
-        WebhookDelivery, on_delete=models.CASCADE, related_name="attempt_log"
+        WebhookDelivery,
+        on_delete=models.CASCADE,
+        related_name="attempt_log",
+        verbose_name=_("delivery"),
     )
-    at = models.DateTimeField(default=timezone.now, db_index=True)
-    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
-    error = models.TextField(blank=True)
-    duration_ms = models.PositiveIntegerField(default=0)
+    at = models.DateTimeField(_("when"), default=timezone.now, db_index=True)
+    status_code = models.PositiveSmallIntegerField(_("HTTP status"), null=True, blank=True)
+    error = models.TextField(_("error"), blank=True)
+    duration_ms = models.PositiveIntegerField(_("duration, ms"), default=0)
 
     class Meta:
         verbose_name = _("webhook attempt")
