@@ -73,9 +73,12 @@ def turn_read(
     stages: list[StageRun],
     spec_of: Callable[[StageRun], Any],
 ) -> Reading:
+    # A first name alone is not known yet: the NER still looks for the full name ("Денис",
+    # then "Меня Денис зовут, Денис Ямщиков").
     known = [
         finding for finding, (stage, field_name) in finding_targets(stages, spec_of).items()
         if not is_empty(stage.fields.get(field_name))
+        and not (finding == "clientName" and len(str(stage.fields[field_name]).split()) < 2)
     ]  # fmt: skip
     return _message_read(
         turn.text, language=language, today=timezone.localdate(), asked=asked_fields(earlier),
@@ -175,7 +178,12 @@ def reading_apply(
             stage.fields = {**stage.fields, field_name: value}
             event(Kind.PREFILL_FILLED, stage.key, field=field_name, value=value,
                   **finding.as_event())  # fmt: skip
-        elif _replaces(finding) or _upgrades(finding, stage, field_name, current):
+        elif (
+            _replaces(finding)
+            or _upgrades(finding, stage, field_name, current)
+            # "Денис", then "Денис Ямщиков"; "Kilt", then "Kilt in a Box": the same, completed
+            or (finding.field in UPGRADED_FIELDS and _refines(current, value))
+        ):
             stage.fields = {**stage.fields, field_name: value}
             event(Kind.FIELD_CORRECTED_BY_CLIENT, stage.key, field=field_name, old=current,
                   new=value, **finding.as_event())  # fmt: skip

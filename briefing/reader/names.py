@@ -528,6 +528,7 @@ def read_names(c: Collector) -> None:
         candidates.insert(0, restated)
     for name, start, end, confidence, kind in candidates:
         name, start = _verbs_dropped(name, start, c.language)
+        name, start, end = _fio_ordered(c.text, name, start, end, c.language)
         if not name or c.overlaps(start, end):
             continue
         if kind != CORRECTION and any(f.field == "clientName" for f in c.findings):
@@ -581,6 +582,38 @@ def _name_restated(
 
 # Words a capitalised run may open with that are no part of a name.
 _OPENERS = frozenset({"i'm", "i’m", "im", "it's", "it’s", "this", "это", "це", "я"})
+
+
+def _fio_ordered(text: str, name: str, start: int, end: int, language: str) -> tuple[str, int, int]:
+    """A Russian or Ukrainian full name as a form writes it ("Воронова Елена Сергеевна",
+    "Елена Сергеевна" after its surname) as a person says it: the first name, then the
+    surname; the patronymic dropped. Other names as they are."""
+    if not _cyrillic(name):
+        return name, start, end
+    words = name.split()
+    if len(words) >= 2 and _tagged(words[-1], "Patr", language):
+        words = words[:-1]
+        if len(words) == 1:  # "Елена Сергеевна": the surname, if any, is the word before
+            before = re.search(rf"({_NAME_WORD})\s+$", text[max(0, start - 40) : start])
+            if before and _tagged(before.group(1), "Surn", language):
+                words = [before.group(1), *words]
+                start -= len(before.group(0))
+    if (
+        len(words) == 2
+        and _tagged(words[1], "Name", language)
+        and _tagged(words[0], "Surn", language)
+        and not _tagged(words[0], "Name", language)
+    ):
+        words = [words[1], words[0]]  # "Воронова Елена" → "Елена Воронова"
+    return " ".join(words), start, end
+
+
+def _tagged(word: str, grammeme: str, language: str) -> bool:
+    """Whether a singular reading of `word` carries `grammeme` ("Иванов" is no plural name)."""
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+    return any(
+        grammeme in p.tag.grammemes and p.tag.number != "plur" for p in morph.parse(word)[:3]
+    )
 
 
 def _two_capitals(text: str) -> bool:

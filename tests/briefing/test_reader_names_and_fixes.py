@@ -335,3 +335,17 @@ def test_a_budget_cue_after_but_belongs_to_the_amount_after_it():
     text = "bottle is S$8.90 only, but budget for video we set USD 25k, all in USD"
     reading = read(text, "en")
     assert (value(reading, "budget"), value(reading, "currency")) == (25000, "USD")
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "name"),
+    [
+        ("Добрый день. Пишет Воронова Елена Сергеевна, начальник отдела маркетинга.", "ru",
+         "Елена Воронова"),
+        ("Здравствуйте, Иванов Пётр Сергеевич, директор.", "ru", "Пётр Иванов"),
+        ("Добрий день, Коваленко Ірина Петрівна, маркетолог.", "uk", "Ірина Коваленко"),
+        ("Меня зовут Олег Кравцов.", "ru", "Олег Кравцов"),
+    ],
+)  # fmt: skip
+def test_a_name_written_as_a_form_writes_it_is_read_first_name_then_surname(text, language, name):
+    assert value(read(text, language), "clientName") == name

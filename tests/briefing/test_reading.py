@@ -321,3 +321,10 @@ def test_a_name_put_right_whole_leaves_a_product_that_shares_a_word(project, say
     say(project, "Sorry, по привычке: школа называется Volga Talks, не Volga English.")
     assert fields(project, "intro")["company"] == "Volga Talks"
     assert fields(project, "vision")["productName"] == "English for IT"
+
+
+def test_a_first_name_is_completed_by_the_full_name_said_later(project, say):
+    say(project, "Привет! Я Денис, у нас кинологическая школа «Хвост».")
+    assert fields(project, "intro")["clientName"] == "Денис"
+    say(project, "Меня Денис зовут, Денис Ямщиков.")
+    assert fields(project, "intro")["clientName"] == "Денис Ямщиков"
