@@ -305,78 +305,81 @@ class BriefingEvent(models.Model):
     """A typed domain event: what the live view, the audit and every status line read."""
 
     class Kind(models.TextChoices):
-        TURN_RECEIVED = "turn_received"
-        GUARD_ANSWERED = "guard_answered"
-        LANGUAGE_DETECTED = "language_detected"
-        PREFILL_FILLED = "prefill_filled"
-        STAGE_STARTED = "stage_started"
-        AGENT_REPLIED = "agent_replied"
-        GATE_HELD = "gate_held"
-        STAGE_CLOSED = "stage_closed"
-        STAGE_SKIPPED = "stage_skipped"
-        STAGE_REOPENED = "stage_reopened"
-        RETRY_USED = "retry_used"
-        DEAD_LETTERED = "dead_lettered"
-        HOLDING_REPLY_SENT = "holding_reply_sent"
-        PROVIDER_FAILOVER = "provider_failover"
-        LOCK_SET = "lock_set"
-        LOCK_REMOVED = "lock_removed"
-        LOCK_VIOLATION_BLOCKED = "lock_violation_blocked"
-        FIELD_CORRECTED = "field_corrected"
+        TURN_RECEIVED = "turn_received", _("the client's message received")
+        GUARD_ANSWERED = "guard_answered", _("guard answered without a model")
+        LANGUAGE_DETECTED = "language_detected", _("language switched")
+        PREFILL_FILLED = "prefill_filled", _("field filled by the pre-parse")
+        STAGE_STARTED = "stage_started", _("stage started")
+        AGENT_REPLIED = "agent_replied", _("agent replied")
+        GATE_HELD = "gate_held", _("stage held open")
+        STAGE_CLOSED = "stage_closed", _("stage closed")
+        STAGE_SKIPPED = "stage_skipped", _("stage skipped")
+        STAGE_REOPENED = "stage_reopened", _("stage reopened")
+        RETRY_USED = "retry_used", _("retry used")
+        DEAD_LETTERED = "dead_lettered", _("answer dead-lettered")
+        HOLDING_REPLY_SENT = "holding_reply_sent", _("holding reply sent")
+        PROVIDER_FAILOVER = "provider_failover", _("served by another provider after failover")
+        LOCK_SET = "lock_set", _("lock set")
+        LOCK_REMOVED = "lock_removed", _("lock removed")
+        LOCK_VIOLATION_BLOCKED = "lock_violation_blocked", _("rename of a locked entity blocked")
+        FIELD_CORRECTED = "field_corrected", _("field corrected")
         # The client restated a field: the latest explicit value replaced the earlier one.
-        FIELD_CORRECTED_BY_CLIENT = "field_corrected_by_client"
+        FIELD_CORRECTED_BY_CLIENT = "field_corrected_by_client", _("field corrected by the client")
         # The client restated a locked value: a producer accepts or rejects the change.
-        LOCK_CHANGE_PROPOSED = "lock_change_proposed"
-        LOCK_CHANGE_ACCEPTED = "lock_change_accepted"
-        LOCK_CHANGE_REJECTED = "lock_change_rejected"
-        PRODUCER_TAKEOVER = "producer_takeover"
-        PRODUCER_RELEASED = "producer_released"
-        PRODUCER_MESSAGE = "producer_message"
-        TURN_WAITING = "turn_waiting"
-        PROJECT_PAUSED = "project_paused"
-        PROJECT_RESUMED = "project_resumed"
-        CLIENT_LINK_ROTATED = "client_link_rotated"
-        CLIENT_LINK_REVOKED = "client_link_revoked"
-        CLIENT_RATE_LIMITED = "client_rate_limited"
-        BRIEF_COMPLETED = "brief_completed"
+        LOCK_CHANGE_PROPOSED = "lock_change_proposed", _("the client proposes to change a lock")
+        LOCK_CHANGE_ACCEPTED = "lock_change_accepted", _("proposed lock change accepted")
+        LOCK_CHANGE_REJECTED = "lock_change_rejected", _("proposed lock change rejected")
+        PRODUCER_TAKEOVER = "producer_takeover", _("taken over by the producer")
+        PRODUCER_RELEASED = "producer_released", _("handed back to the agents")
+        PRODUCER_MESSAGE = "producer_message", _("producer wrote to the client")
+        TURN_WAITING = "turn_waiting", _("client message waits for the producer")
+        PROJECT_PAUSED = "project_paused", _("briefing paused")
+        PROJECT_RESUMED = "project_resumed", _("briefing resumed")
+        CLIENT_LINK_ROTATED = "client_link_rotated", _("new client link made")
+        CLIENT_LINK_REVOKED = "client_link_revoked", _("client link revoked")
+        CLIENT_RATE_LIMITED = (
+            "client_rate_limited",
+            _("client messages refused over the rate limit"),
+        )
+        BRIEF_COMPLETED = "brief_completed", _("brief completed")
         # Model pools and the cost ledger (issue 13).
-        TURN_CAPPED = "turn_capped"
-        COST_BUDGET_EXCEEDED = "cost_budget_exceeded"
-        STRONG_MODEL_SET = "strong_model_set"
+        TURN_CAPPED = "turn_capped", _("model calls capped for the turn")
+        COST_BUDGET_EXCEEDED = "cost_budget_exceeded", _("model cost over the budget")
+        STRONG_MODEL_SET = "strong_model_set", _("strong model switched")
         # The client wrote after completion: appended to the brief, the producer told.
-        ADDITIONAL_REQUEST = "additional_request"
+        ADDITIONAL_REQUEST = "additional_request", _("the client asked for more after completion")
         # A stage agent's call of a studio tool (briefing.tool_use): name, arguments, size.
-        TOOL_CALLED = "tool_called"
+        TOOL_CALLED = "tool_called", _("studio data looked up")
         # Level 1 found a request for a person or a complaint: the producer should answer.
-        ATTENTION_REQUESTED = "attention_requested"
+        ATTENTION_REQUESTED = "attention_requested", _("the client asks for a person")
         # A holding reply not followed up within BRIEFING_HOLDING_FOLLOW_UP_S: the producer.
-        FOLLOW_UP_REQUESTED = "follow_up_requested"
+        FOLLOW_UP_REQUESTED = "follow_up_requested", _("holding reply not followed up in time")
         # A producer corrected what memory holds about the client (studio.memory): the fact's
         # kind, the old line and the new one (empty when removed).
-        MEMORY_CORRECTED = "memory_corrected"
+        MEMORY_CORRECTED = "memory_corrected", _("client memory corrected")
         # A required field asked twice without an answer, or declined by the client: the
         # conversation goes on without it and the producer fills it (briefing.field_states).
-        FIELD_LEFT_FOR_PRODUCER = "field_left_for_producer"
+        FIELD_LEFT_FOR_PRODUCER = "field_left_for_producer", _("field left for the producer")
         # The reply to a question asked twice, taken as its answer: the producer checks it.
-        FIELD_TO_CHECK = "field_to_check"
+        FIELD_TO_CHECK = "field_to_check", _("field to check")
         # The brief read back to the client by code before completion (`given`: 1, or 2
         # after a correction), whichever agent holds the conversation.
-        READ_BACK = "read_back"
+        READ_BACK = "read_back", _("the brief read back to the client")
         # Archived instead of deleted (briefing.retention); who did it is the actor.
-        PROJECT_ARCHIVED = "project_archived"
+        PROJECT_ARCHIVED = "project_archived", _("briefing archived")
         # The client was forgotten: their data erased from this briefing, its dead letters
         # and calls; the data holds only how many rows were erased.
-        CLIENT_FORGOTTEN = "client_forgotten"
+        CLIENT_FORGOTTEN = "client_forgotten", _("the client's data erased")
         # The inbox's producer actions (briefing.services): who it is assigned to (old and new
         # producer), resolved and reopened, snoozed (until when) and woken, marked unread, and
         # a staff-only note added (its id only: the text never leaves the producer's page).
-        PRODUCER_ASSIGNED = "producer_assigned"
-        BRIEFING_RESOLVED = "briefing_resolved"
-        BRIEFING_REOPENED = "briefing_reopened"
-        BRIEFING_SNOOZED = "briefing_snoozed"
-        BRIEFING_WOKEN = "briefing_woken"
-        MARKED_UNREAD = "marked_unread"
-        NOTE_ADDED = "note_added"
+        PRODUCER_ASSIGNED = "producer_assigned", _("producer assigned")
+        BRIEFING_RESOLVED = "briefing_resolved", _("conversation resolved")
+        BRIEFING_REOPENED = "briefing_reopened", _("conversation reopened")
+        BRIEFING_SNOOZED = "briefing_snoozed", _("conversation snoozed")
+        BRIEFING_WOKEN = "briefing_woken", _("snooze ended by the producer")
+        MARKED_UNREAD = "marked_unread", _("marked unread")
+        NOTE_ADDED = "note_added", _("internal note added")
 
     project = models.ForeignKey(
         Project, on_delete=models.CASCADE, related_name="events", verbose_name=_("briefing")

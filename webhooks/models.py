@@ -65,11 +65,11 @@ class WebhookDelivery(models.Model):
     runs out of attempts. The payload is the envelope exactly as it is sent."""
 
     class Status(models.TextChoices):
-        PENDING = "pending"
-        SENDING = "sending"
-        RETRYING = "retrying"
-        DELIVERED = "delivered"
-        FAILED = "failed"
+        PENDING = "pending", _("waiting to be sent")
+        SENDING = "sending", _("being sent")
+        RETRYING = "retrying", _("waiting to retry")
+        DELIVERED = "delivered", _("delivered")
+        FAILED = "failed", _("failed, no more retries")
 
     subscription = models.ForeignKey(
         WebhookSubscription,
