@@ -591,13 +591,14 @@ def _fio_ordered(text: str, name: str, start: int, end: int, language: str) -> t
     if not _cyrillic(name):
         return name, start, end
     words = name.split()
-    if len(words) >= 2 and _tagged(words[-1], "Patr", language):
-        words = words[:-1]
-        if len(words) == 1:  # "Елена Сергеевна": the surname, if any, is the word before
-            before = re.search(rf"({_NAME_WORD})\s+$", text[max(0, start - 40) : start])
-            if before and _tagged(before.group(1), "Surn", language):
-                words = [before.group(1), *words]
-                start -= len(before.group(0))
+    if len(words) == 3 and _tagged(words[-1], "Patr", language):
+        words = words[:-1]  # "Воронова Елена Сергеевна"
+    elif len(words) == 2 and _patronymic_of(words[0], words[1], language):
+        # "Елена Сергеевна" after its surname; "Дарья Климович" is a surname (no agreement)
+        before = re.search(rf"({_NAME_WORD})\s+$", text[max(0, start - 40) : start])
+        if before and _tagged(before.group(1), "Surn", language):
+            words = [before.group(1), words[0]]
+            start -= len(before.group(0))
     if (
         len(words) == 2
         and _tagged(words[1], "Name", language)
@@ -606,6 +607,13 @@ def _fio_ordered(text: str, name: str, start: int, end: int, language: str) -> t
     ):
         words = [words[1], words[0]]  # "Воронова Елена" → "Елена Воронова"
     return " ".join(words), start, end
+
+
+def _patronymic_of(first: str, word: str, language: str) -> bool:
+    """Whether `word` reads as a patronymic of the gender of the first name `first`."""
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+    genders = {p.tag.gender for p in morph.parse(first)[:3] if "Name" in p.tag.grammemes}
+    return any("Patr" in p.tag.grammemes and p.tag.gender in genders for p in morph.parse(word)[:3])
 
 
 def _tagged(word: str, grammeme: str, language: str) -> bool:

@@ -345,6 +345,8 @@ def test_a_budget_cue_after_but_belongs_to_the_amount_after_it():
         ("Здравствуйте, Иванов Пётр Сергеевич, директор.", "ru", "Пётр Иванов"),
         ("Добрий день, Коваленко Ірина Петрівна, маркетолог.", "uk", "Ірина Коваленко"),
         ("Меня зовут Олег Кравцов.", "ru", "Олег Кравцов"),
+        # a surname that looks like a patronymic of the other gender stays a surname
+        ("Я маркетолог на фабрике «Нить», зовут Дарья Климович.", "ru", "Дарья Климович"),
     ],
 )  # fmt: skip
 def test_a_name_written_as_a_form_writes_it_is_read_first_name_then_surname(text, language, name):
