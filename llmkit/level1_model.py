@@ -31,6 +31,7 @@ import math
 import re
 import threading
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -182,13 +183,18 @@ def _load(path: Path, expected_sha256: str, threshold: float) -> LinearModel:
             "retrain with python -m llmkit.level1_train"
         )
     with np.load(path, allow_pickle=False) as arrays:
-        return LinearModel(
-            classes=tuple(str(name) for name in arrays["classes"]),
-            idf=arrays["idf"].astype(np.float32),
-            coef=np.ascontiguousarray(arrays["coef"].astype(np.float32)),
-            intercept=arrays["intercept"].astype(np.float32),
-            threshold=threshold,
-        )
+        return linear_model_of(arrays, threshold)
+
+
+def linear_model_of(arrays: Mapping[str, np.ndarray], threshold: float) -> LinearModel:
+    """The model the arrays of a weights file (or of a fit, before it is written) make."""
+    return LinearModel(
+        classes=tuple(str(name) for name in arrays["classes"]),
+        idf=arrays["idf"].astype(np.float32),
+        coef=np.ascontiguousarray(arrays["coef"].astype(np.float32)),
+        intercept=arrays["intercept"].astype(np.float32),
+        threshold=threshold,
+    )
 
 
 @cache

@@ -411,15 +411,9 @@ def fit_capability(examples: list[Example], counts=None) -> dict[str, np.ndarray
 
 
 def _model(arrays: dict[str, np.ndarray], threshold: float = 0.5):
-    from llmkit.level1_model import LinearModel
+    from llmkit.level1_model import linear_model_of
 
-    return LinearModel(
-        classes=tuple(str(name) for name in arrays["classes"]),
-        idf=arrays["idf"].astype(np.float32),
-        coef=np.ascontiguousarray(arrays["coef"].astype(np.float32)),
-        intercept=arrays["intercept"].astype(np.float32),
-        threshold=threshold,
-    )
+    return linear_model_of(arrays, threshold)
 
 
 def first_column_probabilities(arrays: dict[str, np.ndarray], texts: list[str]) -> np.ndarray:
