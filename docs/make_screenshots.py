@@ -20,6 +20,9 @@ office's default) and saves full-page PNGs, 1280 pixels wide, into docs/screensh
     leads.png         the lead list
     lead.png          a lead that two messages of one client made
     human-queue.png   the messages a person must read
+    admin-project.png, admin-events.png, admin-dead-letters.png
+                      the Django admin as a Russian superuser sees it (a briefing, the event
+                      list, the dead letters)
 
 Nothing outside the temporary folder and docs/screenshots/ is written.
 """
@@ -47,6 +50,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 MANAGER = ("demo", "demo")
+ADMIN = ("admin-demo", "admin-demo")
 VIEWPORT = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 # As tests/e2e/conftest.py launches Debian's Chromium.
@@ -95,6 +99,7 @@ def database_create() -> Any:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
+    get_user_model().objects.create_superuser(ADMIN[0], password=ADMIN[1])
     username, password = MANAGER
     manager = get_user_model().objects.create_user(
         username, password=password, first_name="Dana", last_name="Morozova"
@@ -527,6 +532,24 @@ def screenshots_take(url: str, ids: dict[str, int]) -> list[Path]:
                 page.wait_for_function(ready)
             target = SCREENSHOTS / filename
             page.screenshot(path=str(target), full_page=True)
+            saved.append(target)
+        # The Django admin, as a Russian superuser sees it.
+        admin = browser.new_context(viewport=VIEWPORT, locale="ru-RU").new_page()
+        admin.goto(f"{url}/admin/login/")
+        admin.fill("input[name=username]", ADMIN[0])
+        admin.fill("input[name=password]", ADMIN[1])
+        admin.click("input[type=submit]")
+        admin.wait_for_url(f"{url}/admin/")
+        for filename, path in (
+            ("admin-project.png", f"/admin/briefing/project/{ids['briefing']}/change/"),
+            ("admin-events.png", "/admin/briefing/briefingevent/"),
+            ("admin-dead-letters.png", "/admin/dlq/deadletter/"),
+        ):
+            response = admin.goto(f"{url}{path}")
+            if response is None or response.status != 200:
+                raise RuntimeError(f"{path} did not open: {response and response.status}")
+            target = SCREENSHOTS / filename
+            admin.screenshot(path=str(target), full_page=False)
             saved.append(target)
         # The client's page as a phone shows it, no account needed.
         phone = browser.new_context(viewport=PHONE, locale="ru-RU", is_mobile=True).new_page()
