@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 import phonenumbers
+from phonenumbers import geocoder
 
 from briefing.reader.amounts import amount_role, amounts_find
 from briefing.reader.contacts import contacts_find
@@ -277,13 +278,14 @@ def phones_find(text: str, *, language: str, sender: str = "") -> list[str]:
 _LANGUAGE_REGIONS = {"ru": ("RU",), "uk": ("UA",)}
 
 
-def phone_region_note(phone: str) -> str:
-    """ "read as a Ukrainian number" for the card, or "" when the country is unknown."""
+def phone_country(phone: str, language: str) -> str:
+    """The country a stored (E.164) phone was read as, named in `language` ("Украина"), so a
+    manager sees how a local number was taken; "" when it names none."""
     try:
         number = phonenumbers.parse(phone, None)
     except phonenumbers.NumberParseException:
         return ""
-    return phonenumbers.region_code_for_number(number) or ""
+    return geocoder.country_name_for_number(number, language or "en")
 
 
 # --- names ------------------------------------------------------------------------------------

@@ -542,3 +542,19 @@ def test_a_mail_set_aside_unread_can_be_downloaded_whole(manager_client, receive
     assert response.content == raw
     form_message = receive(GREETING)  # a form's message has no raw form
     assert manager_client.get(reverse("crm:message_raw", args=[form_message.pk])).status_code == 404
+
+
+def test_the_lead_page_says_which_country_a_phone_was_read_as(manager_client, receive):
+    """A local number is read in the sender's country; the manager sees which one, in the
+    page's language (issue 29, item 6)."""
+    message = receive("Добрий день! Потрібне відео, дзвоніть 067 314 22 85. Оксана")
+    lead = message.lead
+    assert lead.phones == ["+380673142285"]
+    page = manager_client.get(
+        reverse("crm:lead_detail", args=[lead.pk]), HTTP_ACCEPT_LANGUAGE="ru"
+    ).content.decode()
+    assert "Украина" in page
+    english = manager_client.get(
+        reverse("crm:lead_detail", args=[lead.pk]), HTTP_ACCEPT_LANGUAGE="en"
+    ).content.decode()
+    assert "read as a number of: Ukraine" in english
