@@ -192,10 +192,12 @@ def celery_worker(
     )  # fmt: skip
 
 
-def celery_worker_stop(worker: subprocess.Popen, timeout_s: float = 30) -> str:
+def celery_worker_stop(worker: subprocess.Popen, timeout_s: float = 60) -> str:
     """Stop a worker from `celery_worker` (a warm shutdown) and return its output. The pipe
     is read while it stops: a worker whose output filled the pipe would block on writing and
-    never stop. One that does not stop in `timeout_s` is killed and the test fails."""
+    never stop. One that does not stop in `timeout_s` is killed and the test fails (a warm
+    shutdown once took over 30 s in a full run on the shared 2-core machine: its children
+    finish what they hold first)."""
     if worker.stdout is not None and worker.stdout.closed:  # already read to its end
         return ""
     worker.terminate()
