@@ -253,8 +253,7 @@ def _latin_name_then_from(match: re.Match[str]) -> bool:
     """ "i'm fiona mcbride from …": two words, neither a stop word nor looking like a verb or
     an adverb, then "from", "at", "here" or a comma."""
     first, last = match.group("first"), match.group("last")
-    words = [first, last] if last else [first]
-    if any(w in _LOWER_STOP or re.search(r"(?:ing|ed|ly)$", w) for w in words) or not last:
+    if not last or any(w in _LOWER_STOP or re.search(r"(?:ing|ed|ly)$", w) for w in (first, last)):
         return False
     rest = match.string[match.end() :]
     return bool(re.match(r"\s*(?:,|\bfrom\b|\bat\b|\bhere\b|\bof\b)", rest))
