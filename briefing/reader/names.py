@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from briefing.reader import nlp
 from briefing.reader.chatter import is_confirmation, is_greeting
 from briefing.reader.findings import ANSWER, CORRECTION, Collector
-from briefing.reader.statements import sentence_at
+from briefing.reader.statements import Sentence, sentence_at
 
 # --- names ---------------------------------------------------------------------------------
 
@@ -27,7 +27,7 @@ _PARTICLE = r"(?:de|van|der|den|von|da|di|du|del|della|dos|das|le|la|ten|ter|bin
 _NAME = rf"{_NAME_WORD}(?:\s+(?:{_PARTICLE}\s+){{0,2}}{_NAME_WORD}){{0,2}}"
 _INTRO = re.compile(
     r"(?i:(?<![\w])(?:меня\s+зовут|зовут\s+меня|мо[её]\s+имя|мене\s+звати|звати\s+мене|"
-    r"мене\s+звуть|звуть\s+мене|моє\s+ім['’]я|my\s+name\s+is|"
+    r"мене\s+звуть|звуть\s+мене|моє\s+ім['’]я|my\s+name\s+is|зовут|звати|звуть|"
     r"(?:i\s+am|i['’]?m|this\s+is|it['’]s)|это|я|це)\s*[,:—–-]?\s+)"
     rf"(?P<name>{_NAME})"
 )
@@ -284,10 +284,11 @@ _PRODUCT_NOUNS = re.compile(
     r"^(?:морс|сок|сік|сыр\w{0,3}$|сир\w{0,3}$|продукт|приложени|застосун|додат|песн|пісн|"
     r"сингл|трек|альбом|подкаст|добрив|курс|кампани|кампані|датчик|модел|товар|линейк|"
     r"лінійк|коллекци|колекці|напит|напо|пив[оау]?$|вин[оау]$|сериал|серіал|шоу|игр[аыу]$|"
-    r"платформ|книг|журнал|квартал|жк$|новинк|"
+    r"платформ|книг|журнал|квартал|жк$|новинк|табор|табір|лагер|фестивал|тур$|экскурси|"
+    r"екскурсі|марафон|"
     r"(?:apps?|application|song|single|track|album|podcast|campaign|sensor|product|drink|beer|"
     r"wine|series|show|game|book|platform|course|blend|collection|range|edition|flavou?r|"
-    r"model|coffee|tea|beer)$)",
+    r"model|coffee|tea|beer|festival|camp|tour|marathon)$)",
     re.IGNORECASE,
 )
 # Someone else's name: a reference, a competitor, a style ("как у «Сбера»", "like Nike's").
@@ -330,7 +331,15 @@ _CALLED = re.compile(
 # that open it ("Fizzleaf in April and…" → "Fizzleaf", "Summit 2 tent" → "Summit 2").
 # (Not _NAME_WORD above, a person's: a product's name may hold digits, "&", "+".)
 _TITLE_WORD = r"(?:[A-ZА-ЯЁІЇЄҐ][\w&'’+-]*|\d+[\w-]*)"
-_TITLE_WORDS = re.compile(rf"{_TITLE_WORD}(?:\s+{_TITLE_WORD}){{0,3}}")
+# The small words a name holds between its capitalised ones ("Cage & Kelp", "Kilt in a Box",
+# "Taste of Lviv", "Rock n' Roll"), never before a month or a weekday ("Fizzleaf in April").
+_TITLE_JOINER = (
+    r"(?:&|\+|of|n['’]|in\s+(?:a|the)|on\s+(?:a|the)|и|і|та)\s+"
+    r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b)"
+)
+_TITLE_NAME = rf"{_TITLE_WORD}(?:\s+(?:{_TITLE_JOINER})?{_TITLE_WORD}){{0,3}}"
+_TITLE_WORDS = re.compile(_TITLE_NAME)
 _NOUN_THEN_NAME = re.compile(
     rf"(?P<noun>[^\W\d_]+)\s+(?P<name>[A-ZА-ЯЁІЇЄҐ][\w&'’+-]*(?:\s+{_TITLE_WORD}){{0,2}})"
 )
@@ -340,8 +349,15 @@ _NOUN_THEN_NAME = re.compile(
 # "our robot mower, the Maaier X2", "Our big fundraiser, the Whisker Ball, is on …".
 _LAUNCHED = re.compile(
     r"(?:\b(?:launch(?:ing|es)?|introduc(?:ing|es?)|releas(?:ing|es?)|unveil(?:ing|s)?)\s+"
-    r"(?:the\s+|our\s+)?(?:new\s+)?|\b(?:[Oo]ur|[Mm]y)\s+(?:[a-z'’-]+\s+){0,3}[a-z-]+,\s+(?:the\s+)?)"
-    rf"(?P<name>[A-Z][\w&'’+-]*(?:\s+{_TITLE_WORD}){{0,3}})"
+    r"(?:the\s+|our\s+)?(?:new\s+)?|\b(?:[Oo]ur|[Mm]y|an?\s+new)\s+(?:[a-z'’-]+\s+){0,3}[a-z-]+,\s+(?:the\s+)?)"
+    rf"(?P<name>(?=[A-Z]){_TITLE_NAME})"
+)
+# A verb of bringing something new out: the thing named after it is the product.
+_LAUNCH_VERB = re.compile(
+    r"\b(?:launch(?:ing|es)?|introduc(?:ing|es?)|releas(?:ing|es?)|unveil(?:ing|s)?|"
+    r"opening|rolling\s+out|запуска\w*|выпуска\w*|випуска\w*|открыва\w*|"
+    r"відкрива\w*|выводим|виводимо)\b",
+    re.IGNORECASE,
 )
 # "меня называют Дима", "I'm called Jake": a person, not a product; "мы называемся …",
 # "we're called …": the company.
@@ -475,6 +491,35 @@ def quoted_nominative(name: str, language: str, *, oblique: bool) -> str:
     return " ".join(words)
 
 
+_GREETING_LEAD = re.compile(
+    r"^\W*(?:(?:добрый|доброго|добрий)\s+\w+|добрый|здравствуйте|привет|вітаю|привіт|hello|hi|"
+    r"hey)?\W*",
+    re.IGNORECASE,
+)
+# A lowercase first name and surname opening a sentence, then a comma: an introduction line.
+_LOWER_LEADING = re.compile(r"(?P<name>[а-яёіїєґ'’-]{2,}\s+[а-яёіїєґ'’-]{2,})\s*,")
+
+
+def _sentence_opening(c: Collector, sentence: Sentence) -> int:
+    """Where a sentence's words start after a greeting ("Добрый день, …", "hi, …")."""
+    lead = _GREETING_LEAD.match(sentence.text)
+    return sentence.start + (lead.end() if lead else 0)
+
+
+def _after_introduction(c: Collector, position: int) -> bool:
+    """Whether the sentence before `position` is only a person's name and a comma ("Игорь
+    Петров, «Пульс»", "артём зуев, «Глубина Байкала»"): the name after it is where they work."""
+    sentence = sentence_at(c.sentences, position)
+    if sentence is None:
+        return False
+    head = c.text[_sentence_opening(c, sentence) : position]
+    leading = _LEADING.match(head)
+    if leading and head[leading.end("name") :].strip() == ",":
+        return _person_like(leading.group("name"), c.language)
+    lower = _LOWER_LEADING.fullmatch(head.rstrip())
+    return bool(lower and _lowercase_pair(lower.group("name"), c.language))
+
+
 def read_names(c: Collector) -> None:
     text = c.text
     candidates: list[tuple[str, int, int, float, str | None]] = []
@@ -497,9 +542,11 @@ def read_names(c: Collector) -> None:
     for match in _HERE.finditer(text):
         candidates.append((match.group("name"), match.start("name"), match.end("name"), 0.85, None))
     for sentence in c.sentences:
-        lead = re.match(r"^\W*(?:(?:добрый|доброго|добрий)\s+\w+|здравствуйте|привет|вітаю|"
-                        r"привіт|hello|hi|hey)?\W*", sentence.text, re.IGNORECASE)  # fmt: skip
-        offset = sentence.start + (lead.end() if lead else 0)
+        offset = _sentence_opening(c, sentence)
+        lower = _LOWER_LEADING.match(text[offset : sentence.end])
+        found = lower and _lowercase_pair(lower.group("name"), c.language)
+        if found:  # "добрый. артём зуев, «Глубина Байкала», иркутск"
+            candidates.append((found[0], offset + found[1], offset + found[2], 0.8, None))
         match = _LEADING.match(text[offset : sentence.end])
         if match and _person_like(match.group("name"), c.language):
             start = offset + match.start("name")
@@ -724,6 +771,44 @@ def _org_cut(org: str) -> str:
     return re.sub(r"\s+(?:and|of|&)$", "", org)
 
 
+MAX_NOUN_MODIFIERS = 2
+
+
+def _lowercase_name_after_noun(
+    text: str, position: int, language: str
+) -> tuple[str, int, int] | None:
+    """The lowercase name after a noun, past up to two words in the genitive that say what
+    kind of thing it is ("школи танців стихія" → "Стихія")."""
+    for _ in range(MAX_NOUN_MODIFIERS + 1):
+        found = lowercase_name_at(text, position, language)
+        if found is not None:
+            return found
+        word = _LOWER_WORD.search(text, position)
+        if word is None or text[position : word.start()].strip() or not _cyrillic(word.group()):
+            return None
+        if "gent" not in _grammemes(word.group(), language, parses=1):
+            return None
+        position = word.end()
+    return None
+
+
+def _read_lowercase_product(c: Collector) -> None:
+    """A voice message's product after its noun ("у нас новый продукт горная гречка это
+    хлопья", "табір карпатський ритм в яремчі"): two words or more, so that a common noun
+    ("продукт хлопья") is no name."""
+    for token in re.finditer(r"[а-яёіїєґ'’-]+", c.text):
+        if not _PRODUCT_NOUNS.match(token.group()):
+            continue
+        found = _lowercase_name_after_noun(c.text, token.end(), c.language)
+        if found is None or len(found[0].split()) < 2 or c.overlaps(found[1], found[2]):
+            continue
+        if _PRODUCT_NOUNS.match(found[0].split()[0]) or _ORG_NOUNS.match(found[0].split()[0]):
+            continue
+        c.add("productName", found[0], found[1], found[2], 0.7)
+        c.taken.append((found[1], found[2]))
+        return
+
+
 def read_companies_and_products(c: Collector) -> None:
     text = c.text
     for match in _QUOTED.finditer(text):
@@ -740,8 +825,8 @@ def read_companies_and_products(c: Collector) -> None:
         preposition_only = oblique and re.search(
             r"(?:из|від|з|із|от)\s*$", text[: match.start()], re.IGNORECASE
         )
-        if kind is None and preposition_only:
-            kind = "company"  # "я из «Зерна»": who the client comes from
+        if kind is None and (preposition_only or _after_introduction(c, match.start())):
+            kind = "company"  # "я из «Зерна»", "Игорь Петров, «Пульс»": where the client is from
         if kind == "company" and any(f.field == "company" for f in c.findings):
             # "сеть аптек «Здоровье», открываем лабораторию «Анализ Плюс»": the second
             # organisation is the new thing the briefing is about
@@ -801,6 +886,10 @@ def read_companies_and_products(c: Collector) -> None:
         )
         if _WE_CALLED.search(before):
             noun_kind = "company"
+        elif _LAUNCH_VERB.search(" ".join(_clause_words_before(c, match.start("name")))):
+            # "we're launching a new oat bar called the Stack Bar", "открываем кафе под
+            # названием …": what is launched is what the video is about, whatever its noun
+            noun_kind = "product"
         # "продукт теперь называется «Лавка+»": a rename, i.e. a correction
         renamed = CORRECTION if match.group("now") else None
         if noun_kind == "company":
@@ -832,6 +921,8 @@ def read_companies_and_products(c: Collector) -> None:
                       match.end("name"), 0.75)  # fmt: skip
                 c.taken.append((match.start("name"), match.end("name")))
                 break
+    if not any(f.field == "productName" for f in c.findings) and lowercase_message(text):
+        _read_lowercase_product(c)
     if not any(f.field == "company" for f in c.findings):
         for match in _LEGAL_LATIN.finditer(text):
             value = f"{match.group('name')} {match.group('form')}".strip()
@@ -848,9 +939,10 @@ def read_companies_and_products(c: Collector) -> None:
             if _GREETING_WORD.fullmatch(" ".join(_words_before(text, token.start(), 1))):
                 continue  # "Hi team — Priya Nair here": the studio is greeted, not named
             if lowercase and _ORG_NOUNS.match(word) and _cyrillic(word):
-                # "владелец автосервис мотор профи в екатеринбурге" (the dictionary vouches
-                # for the words; an English "our shop then kids skating" has none)
-                found = lowercase_name_at(text, after, c.language)
+                # "владелец автосервис мотор профи в екатеринбурге", "школи танців стихія" (the
+                # dictionary vouches for the words; an English "our shop then kids skating"
+                # has none)
+                found = _lowercase_name_after_noun(text, after, c.language)
                 if found is not None and not c.overlaps(found[1], found[2]):
                     c.add("company", found[0], found[1], found[2], 0.7)
                     c.taken.append((found[1], found[2]))

@@ -66,22 +66,58 @@ def sentences_of(text: str) -> list[Sentence]:
         chunk = match.group(0)
         if not chunk.strip():
             continue
-        stripped = chunk.strip()
-        question = stripped.endswith("?") and bool(_QUESTION_START.search(stripped))
-        not_but = _NOT_BUT.search(chunk)
-        but_not = None if not_but else _BUT_NOT.search(chunk)
-        correction = bool(not_but or but_not) or bool(_CORRECTION.search(chunk))
-        pivot = match.start() + not_but.end() if not_but else None
-        if pivot is None and correction and not but_not:
-            marker = _CORRECTION.search(chunk)
-            pivot = match.start() + marker.end() if marker else None
-        negated = None
-        if but_not:
-            negated = (match.start() + but_not.start(), match.start() + but_not.end())
-        result.append(
-            Sentence(chunk, match.start(), match.end(), question, correction, pivot, negated)
-        )
+        head = _statement_before_question(chunk)
+        if head:  # "We're launching the Stack Bar, can you help?": a statement, then a question
+            result.append(_sentence(chunk[:head], match.start(), question=False))
+            result.append(_sentence(chunk[head:], match.start() + head, question=True))
+        else:
+            stripped = chunk.strip()
+            question = stripped.endswith("?") and bool(_QUESTION_START.search(stripped))
+            result.append(_sentence(chunk, match.start(), question=question))
     return result
+
+
+# Words a statement needs before a question to the studio to stand on its own.
+MIN_STATEMENT_WORDS = 3
+
+
+def _statement_before_question(chunk: str) -> int | None:
+    """Where the question starts in a sentence that opens with a statement and ends with a
+    question to the studio after a comma or a dash ("…, can you help?", "… — снимаете ли
+    вы такое?"); None for a sentence that is one or the other."""
+    stripped = chunk.rstrip()
+    if not stripped.endswith("?"):
+        return None
+    cue = _QUESTION_START.search(stripped)
+    if cue is None or cue.start() == 0:
+        return None
+    boundary = max(stripped.rfind(mark, 0, cue.start()) for mark in (",", ";", "—", "–", ":"))
+    if boundary < 0 or stripped[boundary + 1 : cue.start()].strip(" ,") not in (
+        "",
+        "so",
+        "и",
+        "і",
+        "a",
+        "а",
+    ):
+        return None
+    if len(re.findall(r"\w+", stripped[:boundary])) < MIN_STATEMENT_WORDS:
+        return None
+    return boundary + 1
+
+
+def _sentence(chunk: str, offset: int, *, question: bool) -> Sentence:
+    not_but = _NOT_BUT.search(chunk)
+    but_not = None if not_but else _BUT_NOT.search(chunk)
+    correction = bool(not_but or but_not) or bool(_CORRECTION.search(chunk))
+    pivot = offset + not_but.end() if not_but else None
+    if pivot is None and correction and not but_not:
+        marker = _CORRECTION.search(chunk)
+        pivot = offset + marker.end() if marker else None
+    negated = None
+    if but_not:
+        negated = (offset + but_not.start(), offset + but_not.end())
+    return Sentence(chunk, offset, offset + len(chunk), question, correction, pivot, negated)
 
 
 def sentence_at(sentences: list[Sentence], position: int) -> Sentence | None:
