@@ -36,6 +36,7 @@ from crm.card import (
     lead_rules_responder,
     lead_validators,
     model_input,
+    sentences_without_instructions,
 )
 from crm.catalogue import Catalogue
 from crm.claims import (
@@ -57,7 +58,8 @@ from crm.mail import (
     raw_content_hash,
 )
 from crm.models import InboundMessage, Lead, LeadContact, LeadType
-from crm.reading import budget_find
+from crm.reading import budget_find, urgency_find
+from crm.reply import mail_parts
 from crm.selectors import SOURCE_KIND, lead_briefing_findings, lead_catalogue
 from dlq.services import llm_pools, structured_run
 from llmkit.extract import find_deadlines, find_emails, find_phones, normalise_email
@@ -540,8 +542,13 @@ def _evidence(message: InboundMessage, card: LeadCard, *, by: str) -> dict[str, 
             budget.text if budget and budget.amount == card.budget_amount else ""
         )
     if card.urgency_days is not None:
-        found = find_deadlines(text, today=timezone.localdate(message.received_at))
-        spans["urgency_days"] = found[0].text if found else ""
+        # The term the client set, from their own words ("a week before the release on 12
+        # February"), else the first date the calendar finds.
+        today = timezone.localdate(message.received_at)
+        request = sentences_without_instructions(mail_parts(text, sender=message.sender).new_text)
+        term = urgency_find(request, today=today, language=_language(message))
+        found = find_deadlines(text, today=today)
+        spans["urgency_days"] = term.text if term else found[0].text if found else ""
     whole = [
         name
         for name, value in card.model_dump().items()
