@@ -14,6 +14,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, create_model, field_validator
 
+from crm.candidates import (
+    COMPLAINT_TOLD,
+    FROM_FILES,
+    SELLS_CONTACTS,
+    Reading,
+    catalogue_reading,
+)
 from crm.catalogue import Catalogue, builtin_catalogue
 from crm.reading import (
     amounts_said,
@@ -444,25 +451,9 @@ def lead_read(
     request = sentences_without_instructions(parts.new_text)
     signature = sentences_without_instructions(parts.signature)
     own = f"{request}\n\n{signature}" if signature.strip() else request
-    intent_code, product = catalogue.read(request)
-    files = _files_text(attachment_names)
-    from_files = bool(files) and not catalogue.names_anything(request)
-    if from_files:
-        # "Добрий день!" and "ТЗ_на_розрахунок_відеоролика.pdf": the file says what is wanted,
-        # and a brief sent with nothing said waits for an estimate.
-        intent_code, product = catalogue.read(files)
-        if (
-            catalogue.intent(QUOTE)
-            and intent_code
-            in (catalogue.fallback.code, *(i.code for i in catalogue.intents if i.product_only))
-            and product
-        ):
-            intent_code = QUOTE
-    complaint = catalogue.intent(COMPLAINT)
-    if complaint and intent_code != COMPLAINT and complaint_told(request):
-        intent_code = COMPLAINT
-    elif catalogue.intent(SPAM) and sells_contacts(request):
-        intent_code, product = SPAM, None  # the segments it sells to are no product asked for
+    reading = _choices(request, catalogue=catalogue, attachment_names=attachment_names)
+    intent_code, product = str(reading.intent.code), reading.product.code
+    from_files = bool(_files_text(attachment_names)) and not catalogue.names_anything(request)
     intent = catalogue.intent(intent_code)
     is_request = intent is None or intent.is_request
     # A complaint's sums were paid and its dates are past: no budget, no term; its
@@ -495,6 +486,44 @@ def lead_read(
         "emails": list(dict.fromkeys(e.value for e in find_emails(own))),
         "summary": first_line[:SUMMARY_MAX],
     }
+
+
+def lead_choices(
+    text: str, *, catalogue: Catalogue, sender: str = "", attachment_names: Sequence[str] = ()
+) -> Reading:
+    """The intent and the product the rules read in a message, each with every candidate,
+    the words it came from and why the winner won (what the lead keeps as evidence)."""
+    request = sentences_without_instructions(mail_parts(text, sender=sender).new_text)
+    return _choices(request, catalogue=catalogue, attachment_names=attachment_names)
+
+
+def _choices(request: str, *, catalogue: Catalogue, attachment_names: Sequence[str]) -> Reading:
+    """The catalogue's reading of the client's request, then the rules over its words: the
+    attachments' names when the text names nothing ("Добрий день!" and
+    "ТЗ_на_розрахунок_відеоролика.pdf": the file says what is wanted, and a brief sent with
+    nothing said waits for an estimate), a complaint told as a story, spam selling contacts
+    (the segments it sells to are no product asked for)."""
+    reading = catalogue_reading(catalogue, request)
+    files = _files_text(attachment_names)
+    if files and not catalogue.names_anything(request):
+        from_files = catalogue_reading(catalogue, files)
+        intent = from_files.intent.overruled(from_files.intent.code, FROM_FILES)
+        product = from_files.product
+        if product.code:
+            product = product.overruled(product.code, FROM_FILES)
+        waits_for_estimate = intent.code in (
+            catalogue.fallback.code,
+            *(i.code for i in catalogue.intents if i.product_only),
+        )
+        if catalogue.intent(QUOTE) and waits_for_estimate and product.code:
+            intent = intent.overruled(QUOTE, FROM_FILES)
+        reading = Reading(intent=intent, product=product)
+    complaint = catalogue.intent(COMPLAINT)
+    if complaint and reading.intent.code != COMPLAINT and complaint_told(request):
+        reading = Reading(reading.intent.overruled(COMPLAINT, COMPLAINT_TOLD), reading.product)
+    elif catalogue.intent(SPAM) and sells_contacts(request):
+        reading = Reading(reading.intent.overruled(SPAM, SELLS_CONTACTS), reading.product.dropped())
+    return reading
 
 
 def _files_text(names: Sequence[str]) -> str:

@@ -70,35 +70,16 @@ class Catalogue:
         return [(p.code, shown_label(p.label)) for p in self.products]
 
     def read(self, text: str) -> tuple[str, str | None]:
-        """(intent code, product code or None) of a message, by the catalogue's words: the
-        first intent (in order) whose words are in it; else the product-only intent when a
-        product is named; else the fallback. The product is its main subject
-        (`main_product`: "архивные фото" inside a film request is a detail). An intent that
-        does not read products (a job application) drops the product."""
-        matcher = _matcher(self)
-        found = matcher.found(text)
-        product = self.main_product(found)
-        intent = next((i for i in self.intents if i.code in found.intents), None)
-        if intent is None and product is not None:
-            intent = next((i for i in self.intents if i.product_only), None)
-        intent = intent or self.fallback
-        if not intent.reads_product:
-            product = None
-        return intent.code, product.code if product else None
+        """(intent code, product code or None) of a message, by the catalogue's words
+        (`crm.candidates.catalogue_reading`, which keeps every candidate and why one won)."""
+        from crm.candidates import catalogue_reading  # it builds on this module's matcher
 
-    def main_product(self, found: Found) -> Term | None:
-        """The product the message is about. The catalogue lists products specific first
-        ("video podcast" is a podcast, "съёмка конференции" event filming), so the most
-        specific one named wins, unless a later one is named at least twice as often and
-        twice more ("корпоративний фільм: інтерв'ю, зйомки … архівні фото" is a film)."""
-        best: Term | None = None
-        best_count = 0
-        for product in self.products:
-            count = len(found.evidence.get(("product", product.code), ()))
-            outweighs = count >= max(2 * best_count, best_count + 2)
-            if count and (best is None or outweighs):
-                best, best_count = product, count
-        return best
+        reading = catalogue_reading(self, text)
+        return str(reading.intent.code), reading.product.code
+
+    def found(self, text: str) -> Found:
+        """Every intent and product whose words are in a text, with where."""
+        return _matcher(self).found(text)
 
     def intent(self, code: str) -> Term | None:
         return next((i for i in self.intents if i.code == code), None)
@@ -225,12 +206,20 @@ class _Pattern:
 
 
 @dataclass(frozen=True)
+class Mention:
+    """Where a term's words are in a text: the characters, and the words as written."""
+
+    start: int
+    end: int
+    words: str
+
+
+@dataclass(frozen=True)
 class Found:
     intents: frozenset[str]
     products: frozenset[str]
-    # (kind, code) -> [(position of the word, the words matched)], in text order: the
-    # evidence each candidate was read from.
-    evidence: Mapping[tuple[str, str], list[tuple[int, str]]]
+    # (kind, code) -> its mentions, in text order: the evidence each candidate was read from.
+    evidence: Mapping[tuple[str, str], list[Mention]]
 
 
 _PHRASE_WORD = re.compile(r"([^\W_]+(?:['’][^\W_]+)?)(\*?)")
@@ -268,9 +257,10 @@ class _Matcher:
                             self.by_form.setdefault(form, []).append(pattern)
 
     def found(self, text: str) -> Found:
-        words = tokens(text)
+        spans = [(match.start(), match.end()) for match in _TOKEN.finditer(text)]
+        words = [text[start:end] for start, end in spans]
         forms = [lemmas(word) for word in words]
-        evidence: dict[tuple[str, str], list[tuple[int, str]]] = {}
+        evidence: dict[tuple[str, str], list[Mention]] = {}
         for index, token_forms in enumerate(forms):
             candidates = [
                 pattern
@@ -282,8 +272,9 @@ class _Matcher:
             for pattern in candidates:
                 if pattern.owner not in matched and _matches(pattern, words, forms, index):
                     matched.add(pattern.owner)
-                    said = " ".join(words[index : index + len(pattern.parts)])
-                    evidence.setdefault(pattern.owner, []).append((index, said))
+                    start, end = spans[index][0], spans[index + len(pattern.parts) - 1][1]
+                    mention = Mention(start, end, text[start:end])
+                    evidence.setdefault(pattern.owner, []).append(mention)
         return Found(
             intents=frozenset(code for kind, code in evidence if kind == "intent"),
             products=frozenset(code for kind, code in evidence if kind == "product"),

@@ -15,7 +15,7 @@ from phonenumbers import geocoder
 
 from briefing.reader.amounts import amount_role, amounts_find
 from briefing.reader.contacts import contacts_find
-from briefing.reader.dates import deadlines_find
+from briefing.reader.dates import DateFinding, deadlines_find, month_number
 from llmkit.extract.numbers import parse_number
 
 # The currencies a card holds (ISO 4217). The briefing reader names RUB, UAH, USD and EUR;
@@ -323,27 +323,185 @@ def signature_name(signature: str) -> str | None:
 
 
 # --- urgency ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class UrgencyTerm:
+    """The client's nearest term: days from the mail's date, and the words it was read from
+    (read again on the same day, they give the same day)."""
+
+    days: int
+    text: str
+
+
 def urgency_days(text: str, *, today: datetime.date, language: str) -> int | None:
-    """Days until the earliest date ahead of the mail's date in the client's own words: a
-    date already past ("the video you delivered on 14 November", which the calendar readers
-    move to next year) is history, and a weekday followed by its date ("до п'ятниці, 18
-    грудня") is that date."""
-    findings = deadlines_find(text, today=today, language=language)
-    days: list[int] = []
+    """Days until the earliest date ahead of the mail's date in the client's own words
+    (`urgency_find`)."""
+    term = urgency_find(text, today=today, language=language)
+    return term.days if term else None
+
+
+def urgency_find(text: str, *, today: datetime.date, language: str) -> UrgencyTerm | None:
+    """The earliest term ahead of the mail's date in the client's own words: a date already
+    past ("the video you delivered on 14 November", which the calendar readers move to next
+    year) is history, a weekday followed by its date ("до п'ятниці, 18 грудня") is that date,
+    a weekday is counted from the mail's date ("к пятнице", "by next Friday"), a term set
+    before another date is that much earlier ("a week before the release on 12 February"),
+    and the client's own absence ("I'm travelling until mid-December", "мене не буде до
+    понеділка") is no term."""
+    findings = _dates_with_weekdays(text, today=today, language=language)
+    findings = _offsets_applied(text, findings)
+    best: UrgencyTerm | None = None
     for index, finding in enumerate(findings):
         if not (any(ch.isdigit() for ch in finding.text) or _TERM_CUE.search(
             text[max(0, finding.start - 12) : finding.end]
         )):  # fmt: skip
             continue  # "хоча минув місяць" names a month gone by, not a term
         following = findings[index + 1] if index + 1 < len(findings) else None
-        if following and 0 <= following.start - finding.end <= 3:
-            continue  # "п'ятниці, 18 грудня": the date says which Friday
-        if _past(finding.value, today):
+        if following and 0 <= following.start - finding.end <= 3 and _dated(following.text):
+            continue  # "п'ятниці, 18 грудня": the date says which Friday (not "вторника: в среду")
+        if _past(finding.value, today) or _absence(text, finding.start):
             continue
         delta = (finding.value - today).days
-        if delta >= 0:
-            days.append(max(delta, 1))
-    return min(days) if days else None
+        if delta >= 0 and (best is None or max(delta, 1) < best.days):
+            best = UrgencyTerm(max(delta, 1), finding.text)
+    return best
+
+
+def _dated(words: str) -> bool:
+    """Whether a date's words name a day of the calendar (a figure or a month)."""
+    return any(ch.isdigit() for ch in words) or month_number_in(words)
+
+
+# --- relative terms: weekdays, "a week before", absences ---------------------------------------
+_WEEKDAY_STEMS = (
+    ("понедельник", 0), ("понеділ", 0), ("monday", 0),
+    ("вторник", 1), ("вівтор", 1), ("tuesday", 1),
+    ("сред", 2), ("серед", 2), ("wednesday", 2),
+    ("четверг", 3), ("четвер", 3), ("thursday", 3),
+    ("пятниц", 4), ("п'ятниц", 4), ("пʼятниц", 4), ("friday", 4),
+    ("суббот", 5), ("субот", 5), ("saturday", 5),
+    ("воскресень", 6), ("неділ", 6), ("sunday", 6),
+)  # fmt: skip
+_WEEKDAY_WORD = r"(?:понедельник|понеділ|вторник|вівтор|сред[ауы]|середу|середи|четверг|четвер"
+_WEEKDAY_WORD += r"|пятниц|п['’ʼ]ятниц|суббот|субот|воскресень|неділ|monday|tuesday|wednesday"
+_WEEKDAY_WORD += r"|thursday|friday|saturday|sunday)\w*"
+# A weekday as a term: after "к", "до", "by", "until", "не позже"; "next" or "следующ…" names
+# the one of the next calendar week, "this" or nothing the first one after the mail's day.
+_WEEKDAY_TERM = re.compile(
+    r"\b(?P<prep>к|ко|до|by|before|until|till|no\s+later\s+than|не\s+позже|не\s+позднее"
+    r"|не\s+пізніше)\s+(?:(?P<next>следующ\w*|наступн\w*|next)|(?:this|эт\w+|ц\w+)\s+)?\s*"
+    r"(?P<day>" + _WEEKDAY_WORD + r")"
+    r"|\b(?P<next2>next)\s+(?P<day2>" + _WEEKDAY_WORD + r")",
+    re.IGNORECASE,
+)
+
+
+def month_number_in(words: str) -> bool:
+    return any(month_number(word) for word in re.findall(r"[a-zа-яёіїєґ]{3,}", words.lower()))
+
+
+def _weekday_number(word: str) -> int | None:
+    word = word.lower().replace("’", "'").replace("ʼ", "'")
+    return next((number for stem, number in _WEEKDAY_STEMS if word.startswith(stem)), None)
+
+
+def weekday_date(today: datetime.date, weekday: int, *, next_week: bool) -> datetime.date:
+    """The day a weekday names from `today`: in the next calendar week (Monday to Sunday)
+    for "next Friday", "до следующего вторника"; else the first such day after today."""
+    if next_week:
+        monday = today + datetime.timedelta(days=7 - today.weekday())
+        return monday + datetime.timedelta(days=weekday)
+    return today + datetime.timedelta(days=(weekday - today.weekday()) % 7 or 7)
+
+
+def _dates_with_weekdays(text: str, *, today: datetime.date, language: str) -> list[DateFinding]:
+    """The calendar readers' dates, a weekday term read by `weekday_date` where one is
+    written (the readers count "next Friday" as the first Friday ahead)."""
+    findings = deadlines_find(text, today=today, language=language)
+    for match in _WEEKDAY_TERM.finditer(text):
+        weekday = _weekday_number(match.group("day") or match.group("day2"))
+        if weekday is None:
+            continue
+        value = weekday_date(
+            today, weekday, next_week=bool(match.group("next") or match.group("next2"))
+        )
+        findings = [f for f in findings if f.end <= match.start() or f.start >= match.end()]
+        findings.append(DateFinding(value, match.start(), match.end(), match.group(0)))
+    return sorted(findings, key=lambda f: f.start)
+
+
+_OFFSET_UNITS = (("недел", 7), ("тижд", 7), ("тижн", 7), ("week", 7), ("месяц", 30),
+                 ("місяц", 30), ("month", 30), ("дн", 1), ("ден", 1), ("day", 1))  # fmt: skip
+_OFFSET_NUMBER = r"(?:(?P<number>\d{1,3}|[a-zа-яёіїєґ'’]+)\s+)?"
+_OFFSET_UNIT = r"(?P<unit>недел\w*|тиж\w*|месяц\w*|місяц\w*|дн\w*|день|weeks?|months?|days?)"
+# "a week before the release", "two days ahead of", "за неделю до", "за тиждень до".
+_OFFSET_BEFORE = re.compile(
+    r"\b" + _OFFSET_NUMBER + _OFFSET_UNIT + r"\s+(?:before|prior\s+to|ahead\s+of)\b"
+    r"|\bза\s+"
+    + _OFFSET_NUMBER.replace("number", "number2")
+    + _OFFSET_UNIT.replace("unit", "unit2")
+    + r"\s+до\b",
+    re.IGNORECASE,
+)
+
+
+def _offset_days(match: re.Match[str]) -> int | None:
+    unit = (match.group("unit") or match.group("unit2") or "").lower()
+    per = next((days for stem, days in _OFFSET_UNITS if unit.startswith(stem)), None)
+    said = match.group("number") or match.group("number2")
+    number = 1 if not said or said.lower() in ("a", "an") else parse_number(said)
+    if per is None or not isinstance(number, int) or not 0 < number <= 52:
+        return None
+    return number * per
+
+
+def _offsets_applied(text: str, findings: list[DateFinding]) -> list[DateFinding]:
+    """A term set before a date ("трейлер має вийти за тиждень до релізу" after "Реліз гри 12
+    лютого") replaces that date by the earlier one: the nearest date of the same sentence,
+    the one after the phrase first."""
+    for match in _OFFSET_BEFORE.finditer(text):
+        days = _offset_days(match)
+        if days is None:
+            continue
+        sentence_start = max((m.end() for m in _SENTENCE.finditer(text, 0, match.start())),
+                             default=0)  # fmt: skip
+        sentence_end = next((m.start() for m in _SENTENCE.finditer(text, match.end())), len(text))
+        after = [f for f in findings if match.end() <= f.start < sentence_end]
+        before = [f for f in findings if sentence_start <= f.start and f.end <= match.start()]
+        anchor = after[0] if after else (before[-1] if before else None)
+        if anchor is None:
+            continue
+        start, end = min(anchor.start, match.start()), max(anchor.end, match.end())
+        value = anchor.value - datetime.timedelta(days=days)
+        findings = [f for f in findings if f is not anchor]
+        findings.append(DateFinding(value, start, end, text[start:end]))
+    return sorted(findings, key=lambda f: f.start)
+
+
+_SENTENCE = re.compile(r"[.!?\n]")
+# The client's own absence: a date after it is when they are back, not when the work is due.
+_ABSENCE = re.compile(
+    r"\btravel+ing\b|\b(?:i'?m|i\s+am|we'?re|we\s+are|i'?ll\s+be|we'?ll\s+be|i\s+will\s+be)"
+    r"\s+(?:away|abroad|off|out|offline|on\s+(?:holiday|vacation|leave)|back)\b"
+    r"|\bout\s+of\s+(?:the\s+)?office\b|\bon\s+(?:holiday|vacation|annual\s+leave|leave)\b"
+    r"|\b(?:unavailable|not\s+available|can'?t\s+be\s+reached|won'?t\s+be\s+(?:around"
+    r"|available|reachable|in))\b"
+    r"|\bотпуск\w*|\bкомандировк\w*|\bв\s+отъезде\b|\bуезжа\w*|\bуеду\b|\bуехал\w*"
+    r"|\b(?:меня|нас)\s+не\s+будет\b|\bне\s+(?:буду|будем)\s+на\s+связи\b|\bнедоступ\w*"
+    r"|\bна\s+больничном\b|\bвне\s+офиса\b"
+    r"|\bвідпуст\w*|\bвідрядженн\w*|\bвід['’ʼ]?їзд\w*|\b(?:мене|нас)\s+не\s+буде\b"
+    r"|\bне\s+(?:буду|будемо)\s+на\s+зв['’ʼ]?язку\b|\bнедоступн\w*|\bна\s+лікарняному\b"
+    r"|\bпоза\s+офісом\b|\bпоїхал?\w*|\bїду\b",
+    re.IGNORECASE,
+)
+# Where an absence's clause begins: a date after a comma or a dash is a new statement.
+_PART = re.compile(r"[.!?;\n,—–(]|\s-\s|\b(?:and|but|а|но|але|і|и)\s")
+
+
+def _absence(text: str, start: int) -> bool:
+    """Whether the date at `start` is when the client is away until: an absence said in its
+    part of the sentence, before it."""
+    part_start = max((m.end() for m in _PART.finditer(text, 0, start)), default=0)
+    return bool(_ABSENCE.search(text, part_start, start))
 
 
 # A date or a period is a term when it has a number or a preposition of time before it.

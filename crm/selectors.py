@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from crm.catalogue import Catalogue, Term, builtin_catalogue, words_split
 from crm.models import InboundMessage, Lead, LeadType
+from crm.reading import urgency_find
 from dlq.models import DeadLetter
 from llmkit.extract import find_deadlines
 
@@ -204,8 +205,16 @@ def lead_deadline(lead: Lead, *, today: date) -> str | None:
     )
     day = timezone.localdate(received or lead.created_at)
     words = entry.get("evidence")
+    # The reader's own reading of its words ("a week before the release on 12 February" is
+    # the 5th, not the 12th), else the calendar's.
+    term = (
+        urgency_find(words, today=day, language=lead.language)
+        if isinstance(words, str) and words
+        else None
+    )
     found = find_deadlines(words, today=day) if isinstance(words, str) and words else []
-    deadline = next((d.value for d in found if d.value >= day), None)
+    deadline = day + timedelta(days=term.days) if term else None
+    deadline = deadline or next((d.value for d in found if d.value >= day), None)
     deadline = deadline or day + timedelta(days=lead.urgency_days)
     return deadline.isoformat() if deadline >= today else None
 

@@ -26,16 +26,19 @@ from core.input import datetime_problem, text_clean, text_problem
 from core.leases import lease_lapsed
 from core.queueing import queue_after_commit
 from crm import human_reasons
+from crm.candidates import MODEL, Choice
 from crm.card import (
     LeadCall,
     LeadCard,
     card_is_empty,
     has_instructions,
     lead_card_model,
+    lead_choices,
     lead_prompt,
     lead_rules_responder,
     lead_validators,
     model_input,
+    sentences_without_instructions,
 )
 from crm.catalogue import Catalogue
 from crm.claims import (
@@ -57,7 +60,8 @@ from crm.mail import (
     raw_content_hash,
 )
 from crm.models import InboundMessage, Lead, LeadContact, LeadType
-from crm.reading import budget_find
+from crm.reading import budget_find, urgency_find
+from crm.reply import mail_parts
 from crm.selectors import SOURCE_KIND, lead_briefing_findings, lead_catalogue
 from dlq.services import llm_pools, structured_run
 from llmkit.extract import find_deadlines, find_emails, find_phones, normalise_email
@@ -505,7 +509,12 @@ def _lead_upsert(
     emails = [value for kind, value in contacts if kind == LeadContact.Kind.EMAIL]
     lead.emails = list(dict.fromkeys([*lead.emails, *emails]))
     lead.last_message_at = max(lead.last_message_at, message.received_at)
-    lead.evidence = {**lead.evidence, **_evidence(message, card, by=by)}
+    evidence = _evidence(message, card, by=by, catalogue=catalogue)
+    if lead.client_intent != card.client_intent:
+        evidence.pop("client_intent", None)  # kept from an earlier message, with its words
+    if lead.product_class and not card.product_class:
+        evidence.pop("product_class", None)
+    lead.evidence = {**lead.evidence, **evidence}
     lead.save()
     mine = set(LeadContact.objects.filter(lead=lead).values_list("kind", "value"))
     taken = set(_known_contacts(contacts).exclude(lead=lead).values_list("kind", "value"))
@@ -519,7 +528,9 @@ def _lead_upsert(
     return lead
 
 
-def _evidence(message: InboundMessage, card: LeadCard, *, by: str) -> dict[str, Any]:
+def _evidence(
+    message: InboundMessage, card: LeadCard, *, by: str, catalogue: Catalogue
+) -> dict[str, Any]:
     """Where each value was read: the message, and the words it came from when an extractor
     can point at them. A list's items have their own keys ("phones:+79161234567"), so a
     later message adding a phone keeps the first phone's source."""
@@ -540,17 +551,55 @@ def _evidence(message: InboundMessage, card: LeadCard, *, by: str) -> dict[str, 
             budget.text if budget and budget.amount == card.budget_amount else ""
         )
     if card.urgency_days is not None:
-        found = find_deadlines(text, today=timezone.localdate(message.received_at))
-        spans["urgency_days"] = found[0].text if found else ""
+        # The term the client set, from their own words ("a week before the release on 12
+        # February"), else the first date the calendar finds.
+        today = timezone.localdate(message.received_at)
+        request = sentences_without_instructions(mail_parts(text, sender=message.sender).new_text)
+        term = urgency_find(request, today=today, language=_language(message))
+        found = find_deadlines(text, today=today)
+        spans["urgency_days"] = term.text if term else found[0].text if found else ""
     whole = [
         name
         for name, value in card.model_dump().items()
         if value not in (None, "", [], False) and name not in ("phones", "emails")
     ]
-    return {
+    entries: dict[str, Any] = {
         name: {"message": message.pk, "by": by, "evidence": spans.get(name, "")}
         for name in [*whole, *[key for key in spans if ":" in key]]
     }
+    reading = lead_choices(
+        text, catalogue=catalogue, sender=message.sender,
+        attachment_names=[str(a.get("filename") or "") for a in message.attachments
+                          if isinstance(a, dict)],
+    )  # fmt: skip
+    for name, choice, value in (
+        ("client_intent", reading.intent, card.client_intent),
+        ("product_class", reading.product, card.product_class),
+    ):
+        if value or choice.candidates:
+            entries[name] = {
+                "message": message.pk, "by": by, **_choice_evidence(choice, value),
+            }  # fmt: skip
+    return entries
+
+
+def _choice_evidence(choice: Choice, value: str | None) -> dict[str, Any]:
+    """The words the card's intent or product came from and why it won, and every other
+    candidate the rules found with its words and why it lost. A model's or a person's value
+    the rules did not choose keeps its own words where the rules found them."""
+    winner = next((c for c in choice.candidates if c.code == value), None)
+    agrees = value == choice.code
+    return {
+        "evidence": winner.snippet if winner else "",
+        "words": winner.mentions[0].words if winner and winner.mentions else "",
+        "why": choice.why if agrees else MODEL if value else "",
+        "others": [
+            {"code": c.code, "evidence": c.snippet,
+             "words": c.mentions[0].words if c.mentions else "", "why": c.why}
+            for c in choice.candidates
+            if c.code != value
+        ],
+    }  # fmt: skip
 
 
 # --- people's actions ------------------------------------------------------------------------

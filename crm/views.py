@@ -27,6 +27,7 @@ from config.http import HtmxHttpRequest
 from core.errors import ApplicationError
 from core.input import text_problem
 from crm import services
+from crm.candidates import why_label
 from crm.catalogue import Catalogue
 from crm.models import InboundMessage, Lead
 from crm.selectors import (
@@ -155,13 +156,26 @@ def lead_list(request: HtmxHttpRequest) -> HttpResponse:
 # --- one lead --------------------------------------------------------------------------------
 
 
+class OtherReading(BaseModel):
+    """A candidate the rules found for an intent or a product and did not take."""
+
+    code: str
+    evidence: str = ""
+    words: str = ""
+    why: str = ""
+
+
 class EvidenceEntry(BaseModel):
     """One entry of Lead.evidence: which message a value was read from, by whom, and the
-    words it was read from when an extractor could point at them."""
+    words it was read from when an extractor could point at them; for the intent and the
+    product, why it won and the other candidates."""
 
     message: int | None = None
     by: str = ""
     evidence: str = ""
+    words: str = ""
+    why: str = ""
+    others: list[OtherReading] = []
 
 
 @dataclass
@@ -173,11 +187,23 @@ class Source:
 
 
 @dataclass
+class OtherShown:
+    """An other reading as the lead page lists it: the label, its words, why it lost."""
+
+    label: str
+    evidence: str
+    words: str
+    why: str
+
+
+@dataclass
 class CardRow:
     name: str
     label: str
     value: str
     sources: list[Source] = field(default_factory=list)
+    why: str = ""  # why the intent or product won, in words
+    others: list[OtherShown] = field(default_factory=list)
 
 
 def _shown(value: Any) -> str:
@@ -211,7 +237,26 @@ def _card_rows(lead: Lead) -> list[CardRow]:
                 continue
             (items if item else whole).append(Source(entry, item=item))
         rows.append(CardRow(name, label, _shown(value), items or whole))
+        if whole and name in shown_as:
+            rows[-1].why, rows[-1].others = _readings(name, whole[0].entry, lead)
     return rows
+
+
+def _readings(name: str, entry: EvidenceEntry, lead: Lead) -> tuple[str, list[OtherShown]]:
+    """Why the lead's intent or product won, and the other candidates, in the page's words."""
+    catalogue = _catalogue_or_none(lead.lead_type)
+
+    def label(code: str) -> str:
+        if catalogue is None:
+            return code
+        return catalogue.intent_label(code) if name == "client_intent" else (
+            catalogue.product_label(code))  # fmt: skip
+
+    others = [
+        OtherShown(label(o.code), o.evidence, o.words, why_label(o.why) if o.why else "")
+        for o in entry.others
+    ]
+    return (why_label(entry.why) if entry.why else ""), others
 
 
 def _extracted_rows(message: InboundMessage) -> list[tuple[str, str]]:
