@@ -19,7 +19,11 @@ BUDGET_CUE = re.compile(
     r"виділили|виділити|можемо\s+(?:витратити|виділити|заплатити)|маємо|закладаємо|"
     r"розраховуємо\s+на|на\s+(?:ролик|проєкт|відео|все)|"
     r"budget|we\s+can\s+spend|can\s+spend|to\s+spend|we\s+have|we['’]ve\s+got|set\s+aside|"
-    r"afford|allocated|willing\s+to\s+(?:spend|pay)|up\s+to|денег|деньг\w*|грош\w*|money",
+    r"afford|allocated|willing\s+to\s+(?:spend|pay)|up\s+to|денег|деньг\w*|грош\w*|money|"
+    r"put\s+(?:aside|by)|earmarked|ring-?fenced|approved|signed\s+off|sanctioned|"
+    r"for\s+(?:the|this|our)\s+(?:film|video|project|shoot|production|trailer|ad)\b|"
+    r"утвердил\w*|согласовал\w*|затвердил\w*|погодил\w*|"
+    r"на\s+(?:трейлер|клип|фильм|рекламн\w+\s+ролик|тизер|відеоролик|кліп|фільм)",
     re.IGNORECASE,
 )
 # Cues that an amount is a price of something (the client's product, a delivery, ...).
@@ -27,7 +31,8 @@ PRICE_BEFORE = re.compile(
     r"(?:стоит|стоят|стоить|стоимость|цена|ценой|по\s+цене|продаём|продаем|обходится|"
     r"коштує|коштують|коштуватиме|коштувати|ціна|вартість|продаємо|"
     r"costs?|priced?|price\s+is|sells?\s+for|retails?|"
-    r"\bот|\bвід|\bfrom|заказ\s+от|замовлення\s+від)\W*(?:\w+\W+){0,2}$",
+    r"\bот|\bвід|\bfrom|заказ\s+от|замовлення\s+від|на\s+полке|на\s+полиці|"
+    r"on\s+the\s+shelf|в\s+рознице|у\s+роздрібі)\W*(?:\w+\W+){0,2}$",
     re.IGNORECASE,
 )
 PRICE_AFTER = re.compile(
@@ -174,15 +179,48 @@ def amounts_find(text: str, *, language: str) -> list[tuple[int, str | None, int
     return result
 
 
+# Money that is someone's but not the video's: a grant for a whole programme, salaries, what
+# was spent or paid before, turnover, sales. Nearer the amount than a budget cue, it wins.
+_NOT_THE_VIDEOS = re.compile(
+    r"грант\w*|субсиди\w*|зарплат\w*|оклад\w*|выручк\w*|оборот\w*|потратил\w*|"
+    r"потратили|витратил\w*|заплатил\w*|заплатили|сплатил\w*|отримали|получили|"
+    r"grant|salar\w+|wages?|revenue|turnover|spent|paid|raised",
+    re.IGNORECASE,
+)
+# "290 р. Это не бюджет", "€3.80, not the budget": an amount the client says is no budget.
+_NOT_BUDGET_AFTER = re.compile(
+    r"^[^\w]{0,4}(?:\w+\W+){0,2}?(?:это\s+|це\s+|this\s+is\s+|that['’]?s\s+|it['’]?s\s+)?"
+    r"(?:не|not)\s+(?:the\s+|our\s+|a\s+)?(?:бюджет|budget)",
+    re.IGNORECASE,
+)
+# The least a production budget is: "€3.80" for a coffee or "290 р." for a box never is one.
+MIN_BUDGET = {"RUB": 1000, "UAH": 1000}
+MIN_BUDGET_OTHER = 100
+
+
+def budget_plausible(value: float, currency: str | None) -> bool:
+    return value >= MIN_BUDGET.get(currency or "", MIN_BUDGET_OTHER)
+
+
 def amount_role(text: str, start: int, end: int, *, clause_start: int) -> str:
     """ "price" after a price cue or before "за бутылку" / "a month"; "budget" after a budget
-    cue in the same clause; else "mention"."""
+    cue in the same clause (and no other money nearer it: "грант полтора миллиона"), or
+    before one in its clause ("500k budget"); else "mention"."""
     before = text[clause_start:start]
     priced = PRICE_BEFORE.search(before) or PRICE_AFTER.search(text[end : end + 20])
     if priced and not BUDGET_CUE.search(before):  # "бюджет от 300 тысяч" is still a budget
         return "price"
-    # a cue after the amount counts within its clause ("500k budget"), not across "but"
-    after = re.split(r"[,;—–]|\s(?:but|а|но|але)\s", text[end : end + 25], maxsplit=1)[0]
-    if BUDGET_CUE.search(before) or BUDGET_CUE.search(after):
+    if _NOT_BUDGET_AFTER.search(text[end : end + 40]):
+        return "mention"
+    cues = [m.end() for m in BUDGET_CUE.finditer(before)]
+    others = [m.end() for m in _NOT_THE_VIDEOS.finditer(before)]
+    if others and (not cues or others[-1] > cues[-1]):
+        return "mention"
+    # a cue after the amount counts within its clause ("500k budget"), not across "but" or
+    # the end of the sentence
+    after = re.split(
+        r"[,;—–]|[.!?](?=\s|$)|\s(?:but|а|но|але)\s", text[end : end + 25], maxsplit=1
+    )[0]
+    if cues or BUDGET_CUE.search(after):
         return "budget"
     return "mention"

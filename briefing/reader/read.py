@@ -12,7 +12,13 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from briefing.reader.amounts import BUDGET_CUE, amount_role, amounts_find, currency_named
+from briefing.reader.amounts import (
+    BUDGET_CUE,
+    amount_role,
+    amounts_find,
+    budget_plausible,
+    currency_named,
+)
 from briefing.reader.chatter import (
     declines,
     is_closing,
@@ -83,7 +89,9 @@ def _read_money(c: Collector) -> None:
         if role == "price":
             c.mentions.append(Finding("price", value, c.text[start:end], start, end, 0.8, MENTION))
             continue
-        is_budget = role == "budget" or kind in (ANSWER, CORRECTION)
+        is_budget = (role == "budget" or kind in (ANSWER, CORRECTION)) and budget_plausible(
+            value, currency
+        )
         starts = [a[2] for a in amounts]
         if not is_budget and kind != QUESTION and _budget_said_before(c, sentence, start, starts):
             # "Бюджет считаем в евро. 18 000 евро.": the amount right after the budget's cue

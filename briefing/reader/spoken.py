@@ -145,7 +145,11 @@ def _digits_as_typed(spoken: str, language: str) -> str:
             # "миллион двести" is 1.2 million as people say it, not 1 000 200: the amount
             # reader reads it so; left as words
             return spoken
-    if len(words) > 1 and _is_magnitude(words[-1], language):
+    if (
+        len(words) > 1
+        and _is_magnitude(words[-1], language)
+        and not any(_is_magnitude(word, language) for word in words[:-1])
+    ):  # ("один миллион пятьсот тысяч" is written whole: 1 500 000)
         head = _parse(" ".join(words[:-1]), language)
         if head.isdigit():
             return f"{head} {words[-1]}"

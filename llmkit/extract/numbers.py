@@ -26,6 +26,7 @@ from llmkit.extract.tokens import (
     DOTTED,
     EN_HUNDRED,
     HALF_WORDS,
+    HUNDRED_NOUNS,
     HUNDREDS,
     MAGNITUDES,
     NUMBER_WORDS,
@@ -189,6 +190,10 @@ def parse_quantity(tokens: list[Tok], i: int) -> list[Quantity]:
                 if following not in EN_HUNDRED and MAGNITUDES.get(following, (0, ""))[1] != "full":
                     break
                 current, state, has_number = Decimal(1), UNIT, True
+            elif tok.norm in HUNDRED_NOUNS:
+                if current is None or current >= 10 or state == "magnitude":
+                    break
+                current *= 100
             elif tok.norm in EN_HUNDRED:
                 if closed or current is None or state not in (UNIT, TEEN):
                     break

@@ -150,6 +150,8 @@ NUMBER_WORDS: dict[str, tuple[int, str]] = {
 }
 EN_HUNDRED = {"hundred", "hundreds"}
 ONE_AND_HALF = {"полтора", "полторы", "полутора", "півтора", "півтори"}
+# "полторы сотни тысяч", "дві сотні тисяч": hundreds counted as a noun, before a magnitude.
+HUNDRED_NOUNS = {"сотня", "сотни", "сотню", "сотен", "сотні", "сотень"}
 HALF_WORDS = {"пол", "полу", "пів", "half"}
 ARTICLES = {"a", "an"}
 
