@@ -182,7 +182,7 @@ def amounts_find(text: str, *, language: str) -> list[tuple[int, str | None, int
 # Money that is someone's but not the video's: a grant for a whole programme, salaries, what
 # was spent or paid before, turnover, sales. Nearer the amount than a budget cue, it wins.
 _NOT_THE_VIDEOS = re.compile(
-    r"грант\w*|субсиди\w*|зарплат\w*|оклад\w*|выручк\w*|оборот\w*|потратил\w*|"
+    r"грант\w*|субсиди\w*|зарплат\w*|оклад\w*|выручк\w*|виторг\w*|оборот\w*|потратил\w*|"
     r"потратили|витратил\w*|заплатил\w*|заплатили|сплатил\w*|отримали|получили|"
     r"grant|salar\w+|wages?|revenue|turnover|spent|paid|raised",
     re.IGNORECASE,

@@ -6,6 +6,7 @@ it was (answer, correction, mention, question)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import functools
 import re
@@ -151,10 +152,19 @@ def _read_deadline(c: Collector, *, today: datetime.date) -> None:
     candidates = []
     for found in deadlines_find(c.text, today=today, language=c.language):
         sentence = sentence_at(c.sentences, found.start)
-        if not c.overlaps(found.start, found.end) and not (
-            sentence and sentence.corrected_away(found.start)
-        ):
-            candidates.append((found, bool(sentence and sentence.correction)))
+        if c.overlaps(found.start, found.end):
+            continue
+        if sentence and sentence.corrected_away(found.start):
+            # "до 20 березня ні стоп не 20-го а до 28-го": the day put right in the same breath
+            day = _BARE_DAY.search(c.text, sentence.pivot or found.end, sentence.end)
+            if day is None or sentence.pivot is None:
+                continue
+            with contextlib.suppress(ValueError):
+                candidates.append(
+                    (dataclasses.replace(found, value=found.value.replace(day=int(day[1]))), True)
+                )
+            continue
+        candidates.append((found, bool(sentence and sentence.correction)))
     # The first date, unless a later sentence corrects it ("15 лютого... ні, переплутав — 20")
     # or the client works the deadline out from it ("презентація 20 березня, відео треба за
     # тиждень, тобто до 13 березня"; "opening on 1 March, ready a week before — so 22 Feb")
@@ -193,7 +203,7 @@ def _read_deadline(c: Collector, *, today: datetime.date) -> None:
 
 # A day alone, said as a day: "the 19th", "10-го", "20 числа".
 _BARE_DAY = re.compile(
-    r"(?<![\d.,:/])(\d{1,2})(?:-?(?:го|е|ое|ого|th|st|nd|rd)\b|\s*(?:числа|число)\b)",
+    r"(?<![\d.,:/])(\d{1,2})(?:-?(?:го|е|ое|ого|му|ому|th|st|nd|rd)\b|\s*(?:числа|число)\b)",
     re.IGNORECASE,
 )
 
@@ -239,10 +249,10 @@ _CONCLUDED = re.compile(
 )
 # "не 15-го, а 22-го", "not the 14th — the 21st", "не 20-го, а 27-го числа": a day corrected
 # without its month (the month is the deadline's, briefing.reading applies it).
-_DAY = r"(\d{1,2})(?:-?(?:го|е|ое|ого|th|st|nd|rd))?"
+_DAY = r"(\d{1,2})(?:-?(?:го|е|ое|ого|му|ому|th|st|nd|rd))?"
 _DAY_FIX = re.compile(
     rf"(?:не|not)\s+(?:the\s+)?{_DAY}\b(?!\s*(?!числа|число|but\b)[a-zа-яёіїєґ]{{3,}})"
-    rf"[^\d.!?]{{0,12}}?(?:,\s*)?(?:а|but|—|–|-)\s*(?:the\s+)?"
+    rf"[^\d.!?]{{0,12}}?(?:,\s*)?(?:а|but|—|–|-)\s*(?:(?:к|ко|до|by|to)\s+)?(?:the\s+)?"
     rf"{_DAY}(?:\s*(?:числа|число))?(?!\s*(?:\d|[a-zа-яёіїєґ]{{3,}}(?<!числа)(?<!число)))",
     re.IGNORECASE,
 )

@@ -45,6 +45,48 @@ _ORDINAL = re.compile(
 )
 
 
+# A day said alone as an ordinal where a day is put right ("не двадцятого а до двадцять
+# восьмого бо …", "не десятого, а пятого"): after "не", "а", "до", "к", before a pause or a
+# conjunction, never before a noun ("до первого звонка").
+_ORDINAL_DAY_ALONE = re.compile(
+    r"\b(?P<cue>не|а|до|к|ко|по)\s+(?:(?P<tens>" + "|".join(_TENS) + r")\s+)?"
+    r"(?P<stem>"
+    + "|".join(sorted(_UNIT_ORDINALS, key=len, reverse=True))
+    + r")(?:ого|ього|го)(?=\s*(?:[,.;!?—–-]|$|\s(?:а|но|але|бо|потому|тому|ні|нет|не)\b))",
+    re.IGNORECASE,
+)
+_EN_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
+}  # fmt: skip
+_EN_MONTHS = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december)"
+)
+_EN_ORDINAL_WORD = r"(?:(?P<tens>twenty|thirty)[\s-])?(?P<ordinal>" + "|".join(_EN_ORDINALS) + r")"
+# "the sixth of february", "sixth february", "february the sixth", "march twenty-first"
+_EN_ORDINAL_DATE = re.compile(
+    rf"\b(?:the\s+)?{_EN_ORDINAL_WORD}(?:\s+of)?\s+(?P<month>{_EN_MONTHS})\b"
+    rf"|\b(?P<month2>{_EN_MONTHS})\s+(?:the\s+)?"
+    r"(?:(?P<tens2>twenty|thirty)[\s-])?(?P<ordinal2>" + "|".join(_EN_ORDINALS) + r")\b",
+    re.IGNORECASE,
+)
+
+
+def _en_ordinal_dates(text: str) -> str:
+    def date(m: re.Match[str]) -> str:
+        ordinal, tens = (m["ordinal"], m["tens"]) if m["ordinal"] else (m["ordinal2"], m["tens2"])
+        value = _EN_ORDINALS[ordinal.lower()] + (20 if tens and tens.lower() == "twenty" else 0)
+        value += 30 if tens and tens.lower() == "thirty" else 0
+        if value > 31:
+            return m[0]
+        return f"{value} {m['month'] or m['month2']}"
+
+    return _EN_ORDINAL_DATE.sub(date, text)
+
+
 def _spelled(text: str, language: str) -> str:
     # number-parser spells Ukrainian with the modifier apostrophe ("пʼятдесят"); clients type
     # the ASCII or the typographic one.
@@ -72,7 +114,11 @@ def _ordinal_days(text: str, month_of) -> str:
             return m[0]
         return f"{value} {m['month']}"
 
-    return _ORDINAL.sub(day, text)
+    def day_alone(m: re.Match[str]) -> str:
+        value = _UNIT_ORDINALS[m["stem"].lower()] + (_TENS[m["tens"].lower()] if m["tens"] else 0)
+        return f"{m['cue']} {value}-го" if value <= 31 else m[0]
+
+    return _ORDINAL_DAY_ALONE.sub(day_alone, _ORDINAL.sub(day, text))
 
 
 def _runs(text: str, language: str) -> list[tuple[int, int]]:
@@ -161,8 +207,8 @@ def spoken_numbers_written(text: str, *, language: str, month_of) -> str:
     """`text` with its spoken numbers as digits; `month_of(word)` names a month's number."""
     language = _LANGUAGES.get(language, "ru")
     text = spoken_emails_written(text)
-    if language in ("ru", "uk"):
-        text = _ordinal_days(text, month_of)
+    ru_uk = language in ("ru", "uk")
+    text = _ordinal_days(text, month_of) if ru_uk else _en_ordinal_dates(text)
     spans = _runs(text, language)
     if not spans:
         return text

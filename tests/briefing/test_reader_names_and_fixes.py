@@ -159,6 +159,14 @@ def test_an_amount_after_a_budget_put_off_is_no_budget(text):
         ("Відео треба до 1 серпня. Ой, ні, до 10-го — 1-го ще не буде програми.", "uk",
          "2027-08-10"),
         ("видео хотим выпустить ко Дню космонавтики, 12 апреля", "ru", "2027-04-12"),
+        ("Нужно к 10 февраля. Хотя нет, не 10-го, а к 5-му — потом выставка.", "ru",
+         "2027-02-05"),
+        # said in one breath, the day in words (a voice message)
+        ("треба до двадцятого березня ні стоп не двадцятого а до двадцять восьмого бо лак",
+         "uk", "2027-03-28"),
+        ("need it by waitangi day the sixth of february that's when bookings open", "en",
+         "2027-02-06"),
+        ("we'd love it by march the twenty-first if possible", "en", "2027-03-21"),
     ],
 )  # fmt: skip
 def test_a_deadline_and_the_day_put_right_after_it(text, language, deadline):
