@@ -813,8 +813,8 @@ def read_companies_and_products(c: Collector) -> None:
     text = c.text
     for match in _QUOTED.finditer(text):
         name = match.group(1).strip()
-        if not name or c.overlaps(match.start(), match.end()):
-            continue
+        if len(re.sub(r"\W", "", name)) < 2 or c.overlaps(match.start(), match.end()):
+            continue  # "через «ц»": a letter spelt out is no name
         before = _words_before(text, match.start())
         kind = _noun_kind(before)
         works_at = False

@@ -115,3 +115,10 @@ def test_a_thing_and_its_quoted_name_is_still_the_product():
 )
 def test_a_name_after_zovut_alone_is_the_clients(text, language):
     assert value(read(text, language), "clientName") == "Христина Мельничук"
+
+
+def test_a_quoted_letter_is_no_name():
+    text = "Опечатка в названии компании: правильно «СолнцеДом», через «ц»."
+    reading = read(text, "ru")
+    assert value(reading, "productName") is None
+    assert value(reading, "company") == "СолнцеДом"
