@@ -274,10 +274,12 @@ _ORG_NOUNS = re.compile(
     r"ателье|ательє|аптек|банк|піцері|автосервис|автосервіс|шиномонтаж|автомойк|автомийк|химчистк|"
     r"хімчистк|питомник|розплідник|гостиниц|хостел|обжарщик|обсмажувальн|пивовар|винодельн|ферм|"
     r"пасік|пасек|пасеч|организаци|організаці|объединени|об['’]єднанн|ассоциаци|асоціаці|союз|"
-    r"кооператив|холдинг|корпораци|корпораці|сообществ|спільнот|"
+    r"кооператив|холдинг|корпораци|корпораці|сообществ|спільнот|курорт|сидрери|сидрері|"
+    r"лавк|крамниц|"
     r"(?:company|studio|agency|school|restaurant|bakery|hotel|firm|brand|band|team|shop|"
     r"store|clinic|chain|trust|charity|roastery|roasters|brewery|bar|cafe|salon|barbershop|"
-    r"farm|winery|gym|organi[sz]ation|association|union|cooperative|community)$)",
+    r"farm|winery|gym|organi[sz]ation|association|union|cooperative|community|bookshop|"
+    r"bookstore|resort|fund|foundation|nonprofit|charity|workshop)$)",
     re.IGNORECASE,
 )
 _PRODUCT_NOUNS = re.compile(
@@ -285,7 +287,7 @@ _PRODUCT_NOUNS = re.compile(
     r"сингл|трек|альбом|подкаст|добрив|курс|кампани|кампані|датчик|модел|товар|линейк|"
     r"лінійк|коллекци|колекці|напит|напо|пив[оау]?$|вин[оау]$|сериал|серіал|шоу|игр[аыу]$|"
     r"платформ|книг|журнал|квартал|жк$|новинк|табор|табір|лагер|фестивал|тур$|экскурси|"
-    r"екскурсі|марафон|"
+    r"екскурсі|марафон|сидр\w{0,2}$|"
     r"(?:apps?|application|song|single|track|album|podcast|campaign|sensor|product|drink|beer|"
     r"wine|series|show|game|book|platform|course|blend|collection|range|edition|flavou?r|"
     r"model|coffee|tea|beer|festival|camp|tour|marathon)$)",
@@ -308,14 +310,20 @@ _LEGAL_LATIN = re.compile(
     r"Corp|AG|SA|Co\.?)(?![\w])"
 )
 _ORG_LATIN = r"(?P<org>(?:[A-Z][\w&'’.-]*|&)(?:\s+(?:[A-Z][\w&'’.-]*|&|of|and)){0,4})"
+# A Cyrillic or Latin name in capitals right after its organisation noun ("в компании
+# Ортолайн", "сидрерии Горный Сад", "майстерня Стара Шафа"): up to three words.
+_ORG_CAPITALISED = re.compile(
+    r"\s+(?P<org>[A-ZА-ЯЁІЇЄҐ][\w&'’-]*(?:\s+(?:[A-ZА-ЯЁІЇЄҐ][\w&'’-]*|&)){0,2}"
+    r"(?:\s+[A-ZА-ЯЁІЇЄҐ][\w'’-]*)?)"
+)
 _EN_COMPANY = re.compile(
     r"(?:\bfrom|\bat|\bfounder\s+of|\bowner\s+of|\bI\s+own|\b[Ww]e\s+are|\b[Ww]e['’]re|"
-    r"\bwith)\s+"
-    rf"(?:the\s+(?:band|company|studio|team)\s+)?{_ORG_LATIN}"
+    r"\bwith|\bon\s+behalf\s+of|\brepresenting|\bwork\s+for)\s+"
+    rf"(?:the\s+(?:band|company|studio|team)\s+|(?P<the>the\s+))?{_ORG_LATIN}"
 )
 # "ресторан Kava&Vyno", "studio is Pixel Lantern Games", "company's Wick & Wild": a Latin
 # name right after a word that says it is an organisation (_ORG_NOUNS)
-_AFTER_ORG_NOUN = re.compile(rf"(?:['’]s|\s+is|\s*[:—–-])?\s+{_ORG_LATIN}")
+_AFTER_ORG_NOUN = re.compile(rf"(?:['’]s|\s+is|\s*[:—–-]|\s+in\s+[A-Z][\w-]+,)?\s+{_ORG_LATIN}")
 _CALLED = re.compile(
     r"(?P<noun>\w+),?\s+(?P<now>(?:теперь|тепер|now|уже|вже)\s+)?(?:is\s+|are\s+)?"
     r"(?:called|named|называется|называются|називається|branded\s+as|(?:we\s+)?call\s+it|"
@@ -351,6 +359,13 @@ _LAUNCHED = re.compile(
     r"(?:\b(?:launch(?:ing|es)?|introduc(?:ing|es?)|releas(?:ing|es?)|unveil(?:ing|s)?)\s+"
     r"(?:the\s+|our\s+)?(?:new\s+)?|\b(?:[Oo]ur|[Mm]y|an?\s+new)\s+(?:[a-z'’-]+\s+){0,3}[a-z-]+,\s+(?:the\s+)?)"
     rf"(?P<name>(?=[A-Z]){_TITLE_NAME})"
+)
+# The same in Russian and Ukrainian: "Запускаем новый сидр Айва Брют", "випускаємо лінійку
+# Друге Дихання" (a few lowercase words, none a preposition, then the capitalised name).
+_LAUNCHED_CYRILLIC = re.compile(
+    r"\b(?:запуска\w+|выпуска\w+|випуска\w+|выводим|виводимо|представля\w+)\s+"
+    r"(?:(?!(?:в|во|на|с|со|у|по|к|ко|до|для|из|з|із|від|от|за|при|про)\s)[а-яёіїєґ'’-]+\s+){0,3}"
+    r"(?P<name>[А-ЯЁІЇЄҐA-Z][\w'’-]*(?:\s+[А-ЯЁІЇЄҐA-Z][\w'’-]*){0,2})"
 )
 # A verb of bringing something new out: the thing named after it is the product.
 _LAUNCH_VERB = re.compile(
@@ -498,6 +513,40 @@ _GREETING_LEAD = re.compile(
 )
 # A lowercase first name and surname opening a sentence, then a comma: an introduction line.
 _LOWER_LEADING = re.compile(r"(?P<name>[а-яёіїєґ'’-]{2,}\s+[а-яёіїєґ'’-]{2,})\s*,")
+
+
+# "jaswinder kaur, Spoke & Satchel, bristol": a name, then a capitalised company, then maybe
+# the city.
+_INTRODUCTION_LINE = re.compile(
+    r"(?P<name>[^\W\d_][\w'’-]+\s+[^\W\d_][\w'’-]+),\s*"
+    r"(?P<org>[A-ZА-ЯЁІЇЄҐ][^,.!?\n«»\"]{1,40}?)\s*(?=,|$|\.)"
+)
+
+
+def _read_introduction_line(c: Collector) -> None:
+    """The company of an introduction line, when the words before it are a person's name
+    (the dictionary's, or any two words when the bot asked who the client is)."""
+    asked = bool({"clientName", "company"} & set(c.asked))
+    for sentence in c.sentences:
+        offset = _sentence_opening(c, sentence)
+        match = _INTRODUCTION_LINE.match(c.text, offset, sentence.end)
+        if match is None or c.overlaps(match.start("org"), match.end("org")):
+            continue
+        name = match.group("name")
+        person = (
+            asked
+            or (name[:1].isupper() and _person_like(name, c.language))
+            or _lowercase_pair(name, c.language) is not None
+        )
+        org = match.group("org")
+        if len(org.split()) == 1 and (
+            not _cyrillic(org) or "Geox" in _grammemes(org, c.language, parses=3)
+        ):
+            continue  # "Анна Петрова, Москва", "Jane Doe, Leeds": a city, as often as not
+        if person:
+            c.add("company", org, match.start("org"), match.end("org"), 0.75)
+            c.taken.append((match.start("org"), match.end("org")))
+            return
 
 
 def _sentence_opening(c: Collector, sentence: Sentence) -> int:
@@ -679,7 +728,8 @@ _ROLE_WORD = (
     r"(?:[\w’']+-)?(?:маркетолог|директор|руковод|керівни|основател|засновни|співзасновни|"
     r"сооснователь|владел|власни|продюсер|менеджер|главврач|головлікар|бренд-менеджер|"
     r"управляющ|керуюч|координатор|head|founder|co-founder|owner|director|manager|producer|"
-    r"marketer|lead|ceo|cmo|cto|coo)"
+    r"marketer|lead|ceo|cmo|cto|coo|associate|officer|coordinator|executive|specialist|"
+    r"consultant|president|смм|smm)"
 )
 # "Варвара Лыкова, управляющая", "Юлія Гринчук, власниця", "Jordan Pike, head of ops": a
 # full name followed by its role
@@ -906,7 +956,7 @@ def read_companies_and_products(c: Collector) -> None:
             continue
         c.taken.append((start, end))
     if not any(f.field == "productName" for f in c.findings):
-        for match in _LAUNCHED.finditer(text):
+        for match in [*_LAUNCHED.finditer(text), *_LAUNCHED_CYRILLIC.finditer(text)]:
             start, end = match.span("name")
             if not c.overlaps(start, end):
                 c.add("productName", match.group("name"), start, end, 0.75)
@@ -947,7 +997,9 @@ def read_companies_and_products(c: Collector) -> None:
                     c.add("company", found[0], found[1], found[2], 0.7)
                     c.taken.append((found[1], found[2]))
                     break
-            match = _ORG_NOUNS.match(word) and _AFTER_ORG_NOUN.match(text, after)
+            match = _ORG_NOUNS.match(word) and (
+                _AFTER_ORG_NOUN.match(text, after) or _ORG_CAPITALISED.match(text, after)
+            )
             if not match:
                 continue
             org = _org_cut(match.group("org"))
@@ -956,7 +1008,11 @@ def read_companies_and_products(c: Collector) -> None:
                 c.taken.append((match.start("org"), match.end("org")))
                 break
     if not any(f.field == "company" for f in c.findings):
+        _read_introduction_line(c)
+    if not any(f.field == "company" for f in c.findings):
         for match in _EN_COMPANY.finditer(text):
+            if match.group("the") and not _role_before(_clause_words_before(c, match.start())):
+                continue  # "at the Boston Public Library" is a place; "associate at the …" not
             org = _org_cut(match.group("org"))
             if org and not c.overlaps(match.start("org"), match.end("org")):
                 c.add("company", org, match.start("org"), match.end("org"), 0.75)

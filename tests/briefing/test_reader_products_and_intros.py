@@ -122,3 +122,51 @@ def test_a_quoted_letter_is_no_name():
     reading = read(text, "ru")
     assert value(reading, "productName") is None
     assert value(reading, "company") == "СолнцеДом"
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "company"),
+    [
+        ("я смм-щик в компании Ортолайн, мы из Самары делаем элайнеры", "ru", "Ортолайн"),
+        ("Я бренд-менеджер в сидрерии Горный Сад, мы из Адыгеи.", "ru", "Горный Сад"),
+        ("Я керую маркетингом курорту «Буковель Парк» у Карпатах.", "uk", "Буковель Парк"),
+        ("I own a bookshop in Galway, Tidewater Books, on Dominick Street.", "en",
+         "Tidewater Books"),
+        ("I am writing on behalf of Harbourfront Fertility Centre in Toronto.", "en",
+         "Harbourfront Fertility Centre"),
+        ("I'm Marcus Delgado, development associate at the Beacon Hill Children's Fund.", "en",
+         "Beacon Hill Children's Fund"),
+        ("Игорь Петров, Пульс Фитнес, Самара", "ru", "Пульс Фитнес"),
+    ],
+)  # fmt: skip
+def test_the_company_after_its_noun_or_the_clients_role(text, language, company):
+    assert value(read(text, language), "company") == company
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "asked"),
+    [
+        ("We're putting on our gala on April 17 at the Boston Public Library.", "en", ()),
+        ("Анна Петрова, Москва", "ru", ("clientName", "company")),
+        ("Jane Doe, Leeds", "en", ("clientName", "company")),
+    ],
+)
+def test_a_place_is_no_company(text, language, asked):
+    assert value(read(text, language, asked), "company") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "product"),
+    [
+        ("Запускаем новый сидр Айва Брют и хотим под него brand video", "ru", "Айва Брют"),
+        ("Весною випускаємо нову лінійку Друге Дихання для молодих пар", "uk", "Друге Дихання"),
+    ],
+)
+def test_what_a_russian_or_ukrainian_client_launches_is_the_product(text, language, product):
+    reading = read(text, language)
+    assert value(reading, "productName") == product
+    assert value(reading, "clientName") is None
+
+
+def test_a_launch_in_a_place_names_no_product():
+    assert value(read("Запускаем в Москве новую линейку", "ru"), "productName") is None
