@@ -62,8 +62,8 @@ def _regions_of_domains(text: str) -> list[str]:
 
 
 def contacts_find(text: str, language: str) -> list[Contact]:
-    """Phones (the first region that finds any: a country the message's domains name, then
-    the language's), e-mails and handles, in text order."""
+    """Phones (each read in the first region that reads it: a country the message's domains
+    name, then the language's), e-mails and handles, in text order."""
     emails = [Contact(e.value, e.start, e.end) for e in find_emails(text)]
 
     def free(start: int, end: int, taken: list[Contact]) -> bool:
@@ -72,13 +72,13 @@ def contacts_find(text: str, language: str) -> list[Contact]:
     phones: list[Contact] = []
     regions = _regions_of_domains(text) + list(PHONE_REGIONS.get(language, ("RU", "UA")))
     for region in dict.fromkeys(regions):
-        phones = [
+        # each region reads what the ones before it could not ("+44 (0)117 … is the office,
+        # mobile 07700 900412": the second is British only when read as such)
+        phones += [
             Contact(p.value, p.start, p.end)
             for p in find_phones(text, region=region)
-            if free(p.start, p.end, emails)
+            if free(p.start, p.end, emails + phones)
         ]
-        if phones:
-            break
     taken = emails + phones
     for pattern, group in ((_MESSENGER_LINK, 0), (_HANDLE, 0), (_WEBSITE, 1)):
         for m in pattern.finditer(text):

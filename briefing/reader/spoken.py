@@ -203,15 +203,35 @@ def _digits_as_typed(spoken: str, language: str) -> str:
     return f"{int(written):,}".replace(",", " ") if written.isdigit() else written
 
 
+# A digit said twice or thrice, as British, Irish and Indian callers dictate numbers
+# ("zero double one two", "triple five").
+_REPEATED_DIGIT = re.compile(
+    r"\b(?P<times>double|triple)\s+(?P<digit>zero|oh|o|one|two|three|four|five|six|seven|"
+    r"eight|nine)\b",
+    re.IGNORECASE,
+)
+# "plus nine one …", "плюс семь …": the plus of an international number, said.
+_SPOKEN_PLUS = re.compile(r"\b(?:plus|плюс)\s+(?=\d)", re.IGNORECASE)
+
+
+def _repeated_digits(text: str) -> str:
+    def repeated(m: re.Match[str]) -> str:
+        return " ".join([m["digit"]] * (2 if m["times"].lower() == "double" else 3))
+
+    return _REPEATED_DIGIT.sub(repeated, text)
+
+
 def spoken_numbers_written(text: str, *, language: str, month_of) -> str:
     """`text` with its spoken numbers as digits; `month_of(word)` names a month's number."""
     language = _LANGUAGES.get(language, "ru")
     text = spoken_emails_written(text)
+    if language == "en":
+        text = _repeated_digits(text)
     ru_uk = language in ("ru", "uk")
     text = _ordinal_days(text, month_of) if ru_uk else _en_ordinal_dates(text)
     spans = _runs(text, language)
     if not spans:
-        return text
+        return _SPOKEN_PLUS.sub("+", text)
     parts: list[str] = []
     last = 0
     for start, end in spans:
@@ -221,7 +241,7 @@ def spoken_numbers_written(text: str, *, language: str, month_of) -> str:
         parts += [text[last:start], _digits_as_typed(spoken, language)]
         last = end
     parts.append(text[last:])
-    return "".join(parts)
+    return _SPOKEN_PLUS.sub("+", "".join(parts))
 
 
 # An e-mail address dictated: "aoife at ivorylanebridal dot ie", "ivan собака mail точка ru".

@@ -529,3 +529,11 @@ def test_names_products_and_companies_as_clients_introduce_them(
     text, language, asked, field, expected
 ):
     assert value(read(text, language, asked=asked), field) == expected
+
+
+def test_each_phone_is_read_in_the_first_region_that_reads_it():
+    # the international number reads in any region (the first, US); the local one only as
+    # British, the second region an English message's numbers are read in
+    text = "+380 67 314 22 85 is the Kyiv office, mobile 07911 123456 — mobile's best"
+    found = [c.value for c in contacts_find(text, "en")]
+    assert found == ["+380673142285", "+447911123456"]

@@ -124,3 +124,18 @@ def test_a_local_number_beside_a_country_domain_is_that_countrys():
         phonenumbers.parse(contacts_find("+7 383 209-14-76, x@y.ie", "en")[0].value).country_code
         == 7
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "phone"),
+    [
+        ("my number is plus nine one nine eight four five zero double one two three six",
+         "+919845011236"),
+        ("call me on plus four four seven nine double one triple one two three four",
+         "+447911111234"),
+        ("my number is plus 353 87 214 6630", "+353872146630"),
+    ],
+)  # fmt: skip
+def test_a_phone_dictated_with_plus_and_doubled_digits(text, phone):
+    found = [c.value for c in contacts_find(written(text, "en"), "en")]
+    assert phone in found, (written(text, "en"), found)
