@@ -82,7 +82,7 @@ def turn_read(
     ]  # fmt: skip
     return _message_read(
         turn.text, language=language, today=timezone.localdate(), asked=asked_fields(earlier),
-        known=known,
+        known=known, earlier=[t.text for t in earlier if t.role == Turn.Role.CLIENT],
     )  # fmt: skip
 
 

@@ -61,16 +61,31 @@ def _regions_of_domains(text: str) -> list[str]:
     return list(dict.fromkeys(regions))
 
 
-def contacts_find(text: str, language: str) -> list[Contact]:
+# A number written the local way: seven digits or more, no "+" before them.
+_LOCAL_NUMBER = re.compile(r"(?<![+\d])\d(?:[\s().-]{0,3}\d){6,}")
+
+
+def local_number_written(text: str) -> bool:
+    """Whether `text` holds a phone-like run of digits without a country code, one that the
+    countries the conversation names may read."""
+    return bool(_LOCAL_NUMBER.search(text))
+
+
+def contacts_find(text: str, language: str, places: tuple[str, ...] = ()) -> list[Contact]:
     """Phones (each read in the first region that reads it: a country the message's domains
-    name, then the language's), e-mails and handles, in text order."""
+    name, then the countries the conversation put the client in (`places`), then the
+    language's), e-mails and handles, in text order."""
     emails = [Contact(e.value, e.start, e.end) for e in find_emails(text)]
 
     def free(start: int, end: int, taken: list[Contact]) -> bool:
         return all(end <= t.start or start >= t.end for t in taken)
 
     phones: list[Contact] = []
-    regions = _regions_of_domains(text) + list(PHONE_REGIONS.get(language, ("RU", "UA")))
+    regions = [
+        *_regions_of_domains(text),
+        *(p for p in places if p in phonenumbers.SUPPORTED_REGIONS),
+        *PHONE_REGIONS.get(language, ("RU", "UA")),
+    ]
     for region in dict.fromkeys(regions):
         # each region reads what the ones before it could not ("+44 (0)117 … is the office,
         # mobile 07700 900412": the second is British only when read as such)

@@ -27,7 +27,7 @@ from briefing.reader.chatter import (
     is_greeting,
     is_question,
 )
-from briefing.reader.contacts import SEPARATOR, contacts_find
+from briefing.reader.contacts import SEPARATOR, contacts_find, local_number_written
 from briefing.reader.dates import deadlines_find, month_number
 from briefing.reader.findings import (
     ANSWER,
@@ -46,6 +46,7 @@ from briefing.reader.names import (
     read_product_answer,
     read_role,
 )
+from briefing.reader.places import regions_named
 from briefing.reader.spoken import spoken_numbers_written
 from briefing.reader.statements import (
     Sentence,
@@ -64,8 +65,8 @@ _LIST_FIELDS = frozenset({"deliverables"})
 _CLAUSE_FIELDS = frozenset({"creativeSession"})
 
 
-def _read_contacts(c: Collector) -> None:
-    contacts = contacts_find(c.text, c.language)
+def _read_contacts(c: Collector, places: tuple[str, ...]) -> None:
+    contacts = contacts_find(c.text, c.language, places)
     c.taken += [(found.start, found.end) for found in contacts]
     if contacts:
         value = SEPARATOR.join(found.value for found in contacts)
@@ -490,14 +491,19 @@ def message_read(
     today: datetime.date,
     asked: Iterable[str] = (),
     known: Iterable[str] = (),
+    earlier: Iterable[str] = (),
 ) -> Reading:
     """Read one client message for every field. `asked` are the fields the bot asked for
     last (their findings are answers); `known` the fields already filled: the NER (the
-    costly part) runs only while the client's name or company is still unknown."""
+    costly part) runs only while the client's name or company is still unknown; `earlier`
+    the client's earlier messages, whose places say how to read a local phone number."""
     settled = set(known) - set(asked)
     ner = ("clientName" not in settled, "company" not in settled)  # (PER, ORG)
     text = spoken_numbers_written(long_runs_blank(text), language=language, month_of=month_number)
-    return _read_cached(text, language, today, tuple(asked), ner)
+    places = (
+        regions_named("\n".join([*earlier, text]), language) if local_number_written(text) else ()
+    )
+    return _read_cached(text, language, today, tuple(asked), ner, places)
 
 
 @functools.lru_cache(maxsize=256)
@@ -507,11 +513,12 @@ def _read_cached(
     today: datetime.date,
     asked: tuple[str, ...],
     ner: tuple[bool, bool] = (True, True),
+    places: tuple[str, ...] = (),
 ) -> Reading:
     # One reading per message and question: the orchestrator and the rules agent share it.
     sentences = sentences_of(text)
     c = Collector(text, language, asked, sentences, ner=ner)
-    _read_contacts(c)
+    _read_contacts(c, places)
     _read_labels(c)
     _read_creative_session(c)
     _read_deadline(c, today=today)
