@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Callable, Mapping, Sequence
+from difflib import SequenceMatcher
 from typing import Any
 
 from django.utils import timezone
@@ -193,6 +194,8 @@ def reading_apply(
         filled.add(stage.key)
     for stage in _word_fix_apply(reading, targets, event) if only is None else ():
         filled.add(stage.key)
+    for stage in _respelt_apply(reading, targets, event) if only is None else ():
+        filled.add(stage.key)
     day_fixed = _day_fix_apply(reading, targets, event)
     if day_fixed is not None:
         filled.add(day_fixed.key)
@@ -237,6 +240,57 @@ def _word_fix_apply(
               new=fixed, evidence=reading.text[:200], statement=CORRECTION)  # fmt: skip
         changed.append(stage)
     return changed
+
+
+# How alike a word spelt again and a word of a name must be for one to be the other
+# ("Мелехова" → "Мелихова", "Ракитин" → "Ракитский"; "Mc Donagh" joined is "McDonagh").
+RESPELT_RATIO = 0.7
+
+
+def _respelt_apply(
+    reading: Reading, targets: Mapping[str, tuple[StageRun, str]], event: Callable[..., None]
+) -> list[StageRun]:
+    """Each word the client spelt again replaces the word (or two words written apart) of
+    the name, company or product it nearly is, with that word's capital. The stages
+    changed."""
+    changed = []
+    for name in WORD_FIXED_FIELDS if reading.respelt else ():
+        if name not in targets:
+            continue
+        stage, field_name = targets[name]
+        current = stage.fields.get(field_name)
+        if not isinstance(current, str) or field_name in stage.producer_fields:
+            continue
+        fixed = current
+        for word in reading.respelt:
+            fixed = _respelt_into(fixed, word)
+        if fixed != current:
+            stage.fields = {**stage.fields, field_name: fixed}
+            event(Kind.FIELD_CORRECTED_BY_CLIENT, stage.key, field=field_name, old=current,
+                  new=fixed, evidence=reading.text[:200], statement=CORRECTION)  # fmt: skip
+            changed.append(stage)
+    return changed
+
+
+def _respelt_into(value: str, word: str) -> str:
+    """`value` with the word (or the pair of words) that `word` nearly is replaced by it."""
+    words = value.split()
+    wanted = word.casefold()
+    if wanted in (w.casefold() for w in words):
+        return value
+    best: tuple[float, int, int] | None = None
+    for size in (2, 1):
+        for i in range(len(words) - size + 1):
+            joined = "".join(words[i : i + size]).casefold()
+            ratio = 1.0 if joined == wanted else SequenceMatcher(None, joined, wanted).ratio()
+            if ratio >= RESPELT_RATIO and (best is None or ratio > best[0]):
+                best = (ratio, i, size)
+    if best is None:
+        return value
+    _, i, size = best
+    old = words[i]
+    new = word[:1].upper() + word[1:] if old[:1].isupper() else word
+    return " ".join([*words[:i], new, *words[i + size :]])
 
 
 def _words_replaced(value: str, wrong: str, right: str) -> str | None:

@@ -58,6 +58,10 @@ class Reading:
     # (the word corrected away, the word that stands); briefing.reading applies it to the
     # name, company or product that holds the first.
     word_fix: tuple[str, str] | None = None
+    # Words the client spells again for a name already written ("фамилия Мелихова, через
+    # и", "McDonagh, one word", "а правильно ракитский"); briefing.reading puts each in
+    # place of the word of the name, company or product it nearly is.
+    respelt: tuple[str, ...] = ()
     # The text that answers the question asked, without the labelled statements of other
     # fields, the corrections and the counter-questions; "" when nothing is left.
     answer_text: str = ""

@@ -293,6 +293,33 @@ _WORD_FIXES = (
 )  # fmt: skip
 
 
+# What a client says to spell a name again: the word right after it is the name as it
+# should be ("фамилия Мелихова", "а правильно ракитский", "it's spelt Nicholls").
+_RESPELLING_CUE = re.compile(
+    r"(?<![\w'’-])(?:фамилия|прізвище|surname|last\s+name|правильно|правильне|correctly|"
+    r"correct\s+spelling\s+is|spelt|spelled|пишется|пишеться|пишу)\s*(?:is\s+|это\s+|—\s*|:\s*)?"
+    r"(?P<word>[^\W\d_][\w'’-]{2,})",
+    re.IGNORECASE,
+)
+# "McDonagh, one word — my phone keeps splitting it": the word a short correcting message
+# opens with.
+_RESPELT_OPENING = re.compile(
+    r"^\W*(?P<word>[^\W\d_][\w'’-]{2,})\s*,\s*(?:one\s+word|одним\s+словом|разом|"
+    r"через|with|with\s+an?|не\s|not\s)",
+    re.IGNORECASE,
+)
+
+
+def _respelt_words(text: str) -> tuple[str, ...]:
+    """The words a client spells again in a correcting message (the cue or the opening
+    word), for briefing.reading to put in place of the name word each nearly is."""
+    words = [m.group("word") for m in _RESPELLING_CUE.finditer(text)]
+    opening = _RESPELT_OPENING.match(text)
+    if opening:
+        words.append(opening.group("word"))
+    return tuple(dict.fromkeys(words))
+
+
 def _read_word_fix(text: str) -> tuple[str, str] | None:
     """(the words corrected away, the words that stand) when the message puts a word of a
     name right: one word ("Бондаренко, не Бондар"), or two names that start alike, whole
@@ -553,6 +580,7 @@ def _read_cached(
         corrects=bool(corrected) or day_fix is not None,
         day_fix=day_fix,
         word_fix=_read_word_fix(text),
+        respelt=_respelt_words(text),
         answer_text=answer,
         _best=_best(findings),
     )

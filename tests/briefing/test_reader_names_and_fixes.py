@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from briefing.reader import CORRECTION, message_read
 from briefing.reader.findings import ANY_DAY
+from briefing.reading import _respelt_into
 
 TODAY = datetime.date(2026, 12, 3)
 
@@ -359,3 +360,29 @@ def test_a_budget_cue_after_but_belongs_to_the_amount_after_it():
 )  # fmt: skip
 def test_a_name_written_as_a_form_writes_it_is_read_first_name_then_surname(text, language, name):
     assert value(read(text, language), "clientName") == name
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "current", "fixed"),
+    [
+        ("ой сори, фамилия Мелихова, через и, вечно автозамена(((", "ru", "Кристина Мелехова",
+         "Кристина Мелихова"),
+        ("McDonagh, one word — my phone keeps splitting it, sorry!", "en", "Siobhan Mc Donagh",
+         "Siobhan McDonagh"),
+        ("там написало ракитин а правильно ракитский с и краткой на конце", "ru",
+         "Глеб Ракитин", "Глеб Ракитский"),
+        ("Sorry, it's spelt Nicholls, double l", "en", "Ann Nichols", "Ann Nicholls"),
+    ],
+)  # fmt: skip
+def test_a_name_spelt_again_replaces_the_word_it_nearly_is(text, language, current, fixed):
+    words = read(text, language).respelt
+    assert words
+    for word in words:
+        current = _respelt_into(current, word)
+    assert current == fixed
+
+
+@pytest.mark.parametrize("current", ["Марина Ковальчук", "Anna Brown"])
+def test_a_word_spelt_again_leaves_a_name_it_is_not_alone(current):
+    for word in read("правильно будет так: бюджет 2 млн, sorry", "ru").respelt:
+        assert _respelt_into(current, word) == current
