@@ -523,6 +523,9 @@ _INTRODUCTION_LINE = re.compile(
 )
 
 
+_FOR_BRAND = re.compile(r"(?:\bдля|\bfor\s+(?:the|our|a)?)\s*$", re.IGNORECASE)
+
+
 def _read_introduction_line(c: Collector) -> None:
     """The company of an introduction line, when the words before it are a person's name
     (the dictionary's, or any two words when the bot asked who the client is)."""
@@ -1004,9 +1007,15 @@ def read_companies_and_products(c: Collector) -> None:
                 continue
             org = _org_cut(match.group("org"))
             if not c.overlaps(match.start("org"), match.end("org")):
-                c.add("company", org, match.start("org"), match.end("org"), 0.75)
+                # "ролик для бренда Лесная Полка", "a video for the brand Nomad": what the
+                # video is for, the product; "я из бренда …" is where the client works
+                field = "productName" if _FOR_BRAND.search(text[: token.start()]) else "company"
+                if field == "productName" and any(f.field == field for f in c.findings):
+                    continue
+                c.add(field, org, match.start("org"), match.end("org"), 0.75)
                 c.taken.append((match.start("org"), match.end("org")))
-                break
+                if field == "company":
+                    break
     if not any(f.field == "company" for f in c.findings):
         _read_introduction_line(c)
     if not any(f.field == "company" for f in c.findings):

@@ -170,3 +170,9 @@ def test_what_a_russian_or_ukrainian_client_launches_is_the_product(text, langua
 
 def test_a_launch_in_a_place_names_no_product():
     assert value(read("Запускаем в Москве новую линейку", "ru"), "productName") is None
+
+
+def test_a_brand_the_video_is_for_is_the_product_and_a_brand_one_works_at_the_company():
+    reading = read("Нужен ролик для бренда Лесная Полка — это наши коробочки.", "ru")
+    assert (value(reading, "productName"), value(reading, "company")) == ("Лесная Полка", None)
+    assert value(read("я маркетолог бренда Лесная Полка", "ru"), "company") == "Лесная Полка"
