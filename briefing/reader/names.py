@@ -313,8 +313,8 @@ _ORG_LATIN = r"(?P<org>(?:[A-Z][\w&'’.-]*|&)(?:\s+(?:[A-Z][\w&'’.-]*|&|of|an
 # A Cyrillic or Latin name in capitals right after its organisation noun ("в компании
 # Ортолайн", "сидрерии Горный Сад", "майстерня Стара Шафа"): up to three words.
 _ORG_CAPITALISED = re.compile(
-    r"\s+(?P<org>[A-ZА-ЯЁІЇЄҐ][\w&'’-]*(?:\s+(?:[A-ZА-ЯЁІЇЄҐ][\w&'’-]*|&)){0,2}"
-    r"(?:\s+[A-ZА-ЯЁІЇЄҐ][\w'’-]*)?)"
+    r"[ \t]+(?P<org>[A-ZА-ЯЁІЇЄҐ][\w&'’-]*(?:[ \t]+(?:[A-ZА-ЯЁІЇЄҐ][\w&'’-]*|&)){0,2}"
+    r"(?:[ \t]+[A-ZА-ЯЁІЇЄҐ][\w'’-]*)?)"
 )
 _EN_COMPANY = re.compile(
     r"(?:\bfrom|\bat|\bfounder\s+of|\bowner\s+of|\bI\s+own|\b[Ww]e\s+are|\b[Ww]e['’]re|"
@@ -1000,8 +1000,11 @@ def read_companies_and_products(c: Collector) -> None:
                     c.add("company", found[0], found[1], found[2], 0.7)
                     c.taken.append((found[1], found[2]))
                     break
-            match = _ORG_NOUNS.match(word) and (
-                _AFTER_ORG_NOUN.match(text, after) or _ORG_CAPITALISED.match(text, after)
+            in_address = text[token.start() - 1 : token.start()] in (".", "@", "/", "_")
+            match = (
+                _ORG_NOUNS.match(word)
+                and not in_address  # "@kmit.bakery" names no bakery
+                and (_AFTER_ORG_NOUN.match(text, after) or _ORG_CAPITALISED.match(text, after))
             )
             if not match:
                 continue

@@ -176,3 +176,10 @@ def test_a_brand_the_video_is_for_is_the_product_and_a_brand_one_works_at_the_co
     reading = read("Нужен ролик для бренда Лесная Полка — это наши коробочки.", "ru")
     assert (value(reading, "productName"), value(reading, "company")) == ("Лесная Полка", None)
     assert value(read("я маркетолог бренда Лесная Полка", "ru"), "company") == "Лесная Полка"
+
+
+def test_an_organisation_word_in_a_handle_names_no_company():
+    text = "мій номер 067 481 29 03, інста @kmit.bakery\nОксана Кміть, власниця"
+    reading = read(text, "uk")
+    assert value(reading, "company") is None
+    assert value(reading, "clientName") == "Оксана Кміть"
