@@ -49,6 +49,7 @@ import hashlib
 import io
 import json
 import lzma
+import math
 import re
 import sys
 import time
@@ -425,10 +426,11 @@ def first_column_probabilities(arrays: dict[str, np.ndarray], texts: list[str]) 
 def attack_probabilities(arrays: dict[str, np.ndarray], texts: list[str]) -> np.ndarray:
     """The two-stage attack probability of each text, as level1_model.attack_scores reads
     risk.npz."""
-    from llmkit.level1_model import attack_probability
+    from llmkit.level1_model import read_whole
 
     model = _model(arrays)
-    return np.array([attack_probability(model.logits(text)) for text in texts])
+    # Every window is read (no early stop at a threshold not chosen yet): the highest.
+    return np.array([read_whole(model, text, stop_at=math.inf)[0] for text in texts])
 
 
 def lowest_threshold(probabilities: np.ndarray, budgets: list[tuple[np.ndarray, float]]) -> float:
