@@ -10,7 +10,8 @@ Data (all in the repository, so a clone alone retrains): `training/injection-tra
 (`training/README.md` says what each holds): `own_examples.jsonl`, `own_hard_negatives.jsonl`
 (benign text full of attack words, in ru/uk/en), `own_assistant_questions.jsonl` (questions
 about the assistant, "what can you do?" in many wordings, and briefing look-alikes),
-`own_extraction_attacks.jsonl`.
+`own_extraction_attacks.jsonl`, `own_general_attacks.jsonl` (attack classes the corpus has
+few of in Russian and Ukrainian or in plain wording, and benign look-alikes of them).
 
 The split is grouped: a group is a source file and the first two words of a message (or,
 in our files, a sentence and its variants), so a template family (HiveTraceRed's wrappers,
@@ -85,6 +86,7 @@ OWN_FILES = tuple(
         "own_hard_negatives.jsonl",
         "own_assistant_questions.jsonl",
         "own_extraction_attacks.jsonl",
+        "own_general_attacks.jsonl",
     )
 )
 SEED = 13
