@@ -224,22 +224,7 @@ def _word_fix_apply(
     if reading.word_fix is None:
         return []
     wrong, right = reading.word_fix
-    changed = []
-    for name in WORD_FIXED_FIELDS:
-        if name not in targets:
-            continue
-        stage, field_name = targets[name]
-        current = stage.fields.get(field_name)
-        if not isinstance(current, str) or field_name in stage.producer_fields:
-            continue
-        fixed = _words_replaced(current, wrong, right)
-        if fixed is None:
-            continue
-        stage.fields = {**stage.fields, field_name: fixed}
-        event(Kind.FIELD_CORRECTED_BY_CLIENT, stage.key, field=field_name, old=current,
-              new=fixed, evidence=reading.text[:200], statement=CORRECTION)  # fmt: skip
-        changed.append(stage)
-    return changed
+    return _names_rewritten(reading, targets, event, lambda v: _words_replaced(v, wrong, right))
 
 
 # How alike a word spelt again and a word of a name must be for one to be the other
@@ -253,22 +238,39 @@ def _respelt_apply(
     """Each word the client spelt again replaces the word (or two words written apart) of
     the name, company or product it nearly is, with that word's capital. The stages
     changed."""
+
+    def respelt(value: str) -> str:
+        for word in reading.respelt:
+            value = _respelt_into(value, word)
+        return value
+
+    return _names_rewritten(reading, targets, event, respelt) if reading.respelt else []
+
+
+def _names_rewritten(
+    reading: Reading,
+    targets: Mapping[str, tuple[StageRun, str]],
+    event: Callable[..., None],
+    rewrite: Callable[[str], str | None],
+) -> list[StageRun]:
+    """The client's name, company and product as `rewrite` puts them right (None or the
+    same value: unchanged), each change a client's correction; a producer's value is kept.
+    The stages changed."""
     changed = []
-    for name in WORD_FIXED_FIELDS if reading.respelt else ():
+    for name in WORD_FIXED_FIELDS:
         if name not in targets:
             continue
         stage, field_name = targets[name]
         current = stage.fields.get(field_name)
         if not isinstance(current, str) or field_name in stage.producer_fields:
             continue
-        fixed = current
-        for word in reading.respelt:
-            fixed = _respelt_into(fixed, word)
-        if fixed != current:
-            stage.fields = {**stage.fields, field_name: fixed}
-            event(Kind.FIELD_CORRECTED_BY_CLIENT, stage.key, field=field_name, old=current,
-                  new=fixed, evidence=reading.text[:200], statement=CORRECTION)  # fmt: skip
-            changed.append(stage)
+        fixed = rewrite(current)
+        if fixed is None or fixed == current:
+            continue
+        stage.fields = {**stage.fields, field_name: fixed}
+        event(Kind.FIELD_CORRECTED_BY_CLIENT, stage.key, field=field_name, old=current,
+              new=fixed, evidence=reading.text[:200], statement=CORRECTION)  # fmt: skip
+        changed.append(stage)
     return changed
 
 
