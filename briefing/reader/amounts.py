@@ -202,6 +202,18 @@ def budget_plausible(value: float, currency: str | None) -> bool:
     return value >= MIN_BUDGET.get(currency or "", MIN_BUDGET_OTHER)
 
 
+# How far before an amount the money word it is said of may stand ("грант полтора миллиона",
+# "last year I paid a lad €2,500").
+MAX_WORDS_TO_AMOUNT = 4
+
+
+def _said_of(between: str) -> bool:
+    """Whether the words between a money word and an amount say the amount is that money:
+    a few words and no label's colon or dash ("фінансує грант: 12 000 євро" is the budget
+    the grant pays, "грант полтора миллиона" the grant)."""
+    return not re.search(r"[:—–]", between) and len(between.split()) <= MAX_WORDS_TO_AMOUNT
+
+
 def amount_role(text: str, start: int, end: int, *, clause_start: int) -> str:
     """ "price" after a price cue or before "за бутылку" / "a month"; "budget" after a budget
     cue in the same clause (and no other money nearer it: "грант полтора миллиона"), or
@@ -214,7 +226,7 @@ def amount_role(text: str, start: int, end: int, *, clause_start: int) -> str:
         return "mention"
     cues = [m.end() for m in BUDGET_CUE.finditer(before)]
     others = [m.end() for m in _NOT_THE_VIDEOS.finditer(before)]
-    if others and (not cues or others[-1] > cues[-1]):
+    if others and (not cues or others[-1] > cues[-1]) and _said_of(before[others[-1] :]):
         return "mention"
     # a cue after the amount counts within its clause ("500k budget"), not across "but" or
     # the end of the sentence

@@ -86,3 +86,8 @@ def test_a_budget_cue_in_the_next_sentence_is_not_the_amount_befores():
 )
 def test_budgets_said_in_words_and_approved(text, language, value):
     assert budget(text, language) == value
+
+
+def test_a_budget_a_grant_pays_is_the_budget():
+    text = "Бюджет у нас в євро, бо фінансує європейський грант: 12 000 євро."
+    assert budget(text, "uk") == 12_000
