@@ -309,7 +309,9 @@ _LEGAL_LATIN = re.compile(
     r"(?P<name>(?:[A-Z][\w&'’.-]*\s+){0,3}[A-Z][\w&'’.-]*)\s+(?P<form>LLC|Ltd|Inc|GmbH|LLP|PLC|"
     r"Corp|AG|SA|Co\.?)(?![\w])"
 )
-_ORG_LATIN = r"(?P<org>(?:[A-Z][\w&'’.-]*|&)(?:\s+(?:[A-Z][\w&'’.-]*|&|of|and)){0,4})"
+_ORG_LATIN = (
+    r"(?P<org>(?:[A-Z][\w&'’.-]*|&)(?:\s+(?:[A-Z][\w&'’.-]*|&|of|and|the(?=\s+[A-Z]))){0,4})"
+)
 # A Cyrillic or Latin name in capitals right after its organisation noun ("в компании
 # Ортолайн", "сидрерии Горный Сад", "майстерня Стара Шафа"): up to three words.
 _ORG_CAPITALISED = re.compile(
@@ -317,8 +319,8 @@ _ORG_CAPITALISED = re.compile(
     r"(?:[ \t]+[A-ZА-ЯЁІЇЄҐ][\w'’-]*)?)"
 )
 _EN_COMPANY = re.compile(
-    r"(?:\bfrom|\bat|\bfounder\s+of|\bowner\s+of|\bI\s+own|\b[Ww]e\s+are|\b[Ww]e['’]re|"
-    r"\bwith|\bon\s+behalf\s+of|\brepresenting|\bwork\s+for)\s+"
+    r"(?:\bfrom|\bat|\bfounder\s+of|\bowner\s+of|\bI\s+own|(?P<we>\b[Ww]e\s+are|\b[Ww]e['’]re)"
+    r"(?:\s+now)?|\bwith|\bon\s+behalf\s+of|\brepresenting|\bwork\s+for)\s+"
     rf"(?:the\s+(?:band|company|studio|team)\s+|(?P<the>the\s+))?{_ORG_LATIN}"
 )
 # "ресторан Kava&Vyno", "studio is Pixel Lantern Games", "company's Wick & Wild": a Latin
@@ -1023,7 +1025,11 @@ def read_companies_and_products(c: Collector) -> None:
         _read_introduction_line(c)
     if not any(f.field == "company" for f in c.findings):
         for match in _EN_COMPANY.finditer(text):
-            if match.group("the") and not _role_before(_clause_words_before(c, match.start())):
+            if (
+                match.group("the")
+                and not match.group("we")
+                and not _role_before(_clause_words_before(c, match.start()))
+            ):
                 continue  # "at the Boston Public Library" is a place; "associate at the …" not
             org = _org_cut(match.group("org"))
             if org and not c.overlaps(match.start("org"), match.end("org")):

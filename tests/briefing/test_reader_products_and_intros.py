@@ -183,3 +183,9 @@ def test_an_organisation_word_in_a_handle_names_no_company():
     reading = read(text, "uk")
     assert value(reading, "company") is None
     assert value(reading, "clientName") == "Оксана Кміть"
+
+
+def test_a_rebranded_company_is_the_new_name_whole():
+    text = "Correction — sorry, we rebranded in the summer: we're now the Cork Museum of the Sea."
+    found = read(text, "en").get("company")
+    assert (found.value, found.kind) == ("Cork Museum of the Sea", "correction")
