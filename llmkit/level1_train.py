@@ -10,8 +10,7 @@ Data (all in the repository, so a clone alone retrains): `training/injection-tra
 (`training/README.md` says what each holds): `own_examples.jsonl`, `own_hard_negatives.jsonl`
 (benign text full of attack words, in ru/uk/en), `own_assistant_questions.jsonl` (questions
 about the assistant, "what can you do?" in many wordings, and briefing look-alikes),
-`own_extraction_attacks.jsonl`, `own_general_attacks.jsonl` (attack classes the corpus has
-few of in Russian and Ukrainian or in plain wording, and benign look-alikes of them).
+`own_extraction_attacks.jsonl`.
 
 The split is grouped: a group is a source file and the first two words of a message (or,
 in our files, a sentence and its variants), so a template family (HiveTraceRed's wrappers,
@@ -50,7 +49,6 @@ import hashlib
 import io
 import json
 import lzma
-import math
 import re
 import sys
 import time
@@ -86,7 +84,6 @@ OWN_FILES = tuple(
         "own_hard_negatives.jsonl",
         "own_assistant_questions.jsonl",
         "own_extraction_attacks.jsonl",
-        "own_general_attacks.jsonl",
     )
 )
 SEED = 13
@@ -428,11 +425,10 @@ def first_column_probabilities(arrays: dict[str, np.ndarray], texts: list[str]) 
 def attack_probabilities(arrays: dict[str, np.ndarray], texts: list[str]) -> np.ndarray:
     """The two-stage attack probability of each text, as level1_model.attack_scores reads
     risk.npz."""
-    from llmkit.level1_model import read_whole
+    from llmkit.level1_model import attack_probability
 
     model = _model(arrays)
-    # Every window is read (no early stop at a threshold not chosen yet): the highest.
-    return np.array([read_whole(model, text, stop_at=math.inf)[0] for text in texts])
+    return np.array([attack_probability(model.logits(text)) for text in texts])
 
 
 def lowest_threshold(probabilities: np.ndarray, budgets: list[tuple[np.ndarray, float]]) -> float:
