@@ -175,7 +175,11 @@ def _read_deadline(c: Collector, *, today: datetime.date) -> None:
         if _CONCLUDED.search(c.text[max(0, found.start - 20) : found.start])
     ]  # fmt: skip
     limits = [found for found, _ in candidates if _by_date(c.text, found)]
-    chosen = next(iter(corrections or concluded or limits or [f for f, _ in candidates]), None)
+    ordered = corrections or concluded or limits or [f for f, _ in candidates]
+    # an event's date named first is no deadline when a cued one follows ("20 февраля
+    # проводим фестиваль. Ролик нужен к Татьяниному дню, 25 января")
+    cued = [f for f in ordered if _deadline_cued(c, f)]
+    chosen = next(iter(cued or ordered), None)
     if chosen is not None and not _deadline_cued(c, chosen):
         # "за три месяца без зубрёжки" describes the product: a date, but no deadline
         c.mentions.append(
@@ -238,8 +242,12 @@ _DEADLINE_WORD = re.compile(
 )
 # "к 15 марта", "до 20 грудня", "by March 20th": the date said as a limit, not in passing
 # ("запускаемся в апреле", "launching in April").
-_BY_BEFORE = re.compile(r"(?:^|[^\w])(?:к|ко|до|by|until|till|before|no\s+later\s+than)\s*$",
-                        re.IGNORECASE)  # fmt: skip
+# ... also after the holiday it names ("к Татьяниному дню, 25 января", "by Anzac Day, 25 April")
+_BY_BEFORE = re.compile(
+    r"(?:^|[^\w])(?:к|ко|до|by|until|till|before|no\s+later\s+than)"
+    r"(?:\s+(?!the\s+way\b)(?:[\w'’-]+\s+){0,2}[\w'’-]+,)?\s*$",
+    re.IGNORECASE,
+)
 
 
 # "тобто до 13 березня", "то есть 10 марта", "so 22 February": the date worked out.

@@ -168,6 +168,11 @@ def test_an_amount_after_a_budget_put_off_is_no_budget(text):
         ("need it by waitangi day the sixth of february that's when bookings open", "en",
          "2027-02-06"),
         ("we'd love it by march the twenty-first if possible", "en", "2027-03-21"),
+        # a holiday with its date, beside an event's own date or a length of time
+        ("20 февраля проводим фестиваль «Огни Склона». Ролик нужен к Татьяниному дню, "
+         "25 января, — стартуют скидки.", "ru", "2027-01-25"),
+        ("choreography designed in two weeks, not two months. We'd like it finished by Anzac "
+         "Day, 25 April, as bookings open then.", "en", "2027-04-25"),
     ],
 )  # fmt: skip
 def test_a_deadline_and_the_day_put_right_after_it(text, language, deadline):
