@@ -6,6 +6,7 @@ proposal for the producer. Called by the orchestrator on every client turn."""
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Callable, Mapping, Sequence
 from difflib import SequenceMatcher
 from typing import Any
@@ -87,6 +88,19 @@ def turn_read(
     )  # fmt: skip
 
 
+def _month_restated(finding: Finding, current: Any) -> bool:
+    """ "дедлайн же в березні" after "Дедлайн — 20 березня": a deadline said again by its
+    month alone (no day in its words) keeps the day already known in that month."""
+    return (
+        finding.field == "deadline"
+        and finding.kind != CORRECTION
+        and isinstance(current, str)
+        and isinstance(finding.value, str)
+        and current[:7] == finding.value[:7]
+        and not re.search(r"\d", finding.evidence)
+    )
+
+
 def _validated(spec: Any, name: str, value: Any) -> tuple[bool, Any]:
     try:
         checked = spec.answer_model.model_validate({"message": "", name: value})
@@ -149,7 +163,7 @@ def reading_apply(
             and isinstance(value, str)
             and current.casefold() == value.casefold()
         )
-        if same:
+        if same or _month_restated(finding, current):
             continue
         lock_key = spec.locks.get(field_name)
         locked = locks.get(lock_key) if lock_key else None

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from briefing.reader import CORRECTION, message_read
 from briefing.reader.findings import ANY_DAY
-from briefing.reading import _respelt_into
+from briefing.reading import _month_restated, _respelt_into
 
 TODAY = datetime.date(2026, 12, 3)
 
@@ -391,3 +391,12 @@ def test_a_name_spelt_again_replaces_the_word_it_nearly_is(text, language, curre
 def test_a_word_spelt_again_leaves_a_name_it_is_not_alone(current):
     for word in read("правильно будет так: бюджет 2 млн, sorry", "ru").respelt:
         assert _respelt_into(current, word) == current
+
+
+def test_a_deadline_said_again_by_its_month_keeps_the_day_known():
+    reading = read("А знімати можете в травні? Хоча ні, дедлайн же в березні...", "uk")
+    month_only = reading.get("deadline")
+    assert month_only.value == "2027-03-31"
+    assert _month_restated(month_only, "2027-03-20")
+    assert not _month_restated(month_only, "2027-04-20")
+    assert not _month_restated(read("Дедлайн — 25 березня.", "uk").get("deadline"), "2027-03-20")
