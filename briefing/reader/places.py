@@ -80,8 +80,10 @@ def _lemmas(words: list[str], language: str) -> str:
     )
 
 
+@functools.lru_cache(maxsize=1024)
 def regions_named(text: str, language: str) -> tuple[str, ...]:
-    """The countries `text` puts the client in, in the order named."""
+    """The countries `text` puts the client in, in the order named (kept per message: a
+    conversation asks again about its earlier messages on every turn with a number)."""
     words = list(_WORD.finditer(text))
     if not words:
         return ()

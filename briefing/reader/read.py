@@ -535,9 +535,10 @@ def message_read(
     settled = set(known) - set(asked)
     ner = ("clientName" not in settled, "company" not in settled)  # (PER, ORG)
     text = spoken_numbers_written(long_runs_blank(text), language=language, month_of=month_number)
-    places = (
-        regions_named("\n".join([*earlier, text]), language) if local_number_written(text) else ()
-    )
+    places = ()
+    if local_number_written(text):
+        named = (region for said in [*earlier, text] for region in regions_named(said, language))
+        places = tuple(dict.fromkeys(named))
     return _read_cached(text, language, today, tuple(asked), ner, places)
 
 
