@@ -1,7 +1,7 @@
 """Celery entry points of the briefing app."""
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_init, worker_ready
 from django.conf import settings
 
 from briefing.orchestrator import project_turns_drain
@@ -35,6 +35,15 @@ def turns_sweep() -> int:
 @worker_ready.connect
 def _sweep_on_start(sender, **kwargs) -> None:
     turns_sweep.delay()
+
+
+@worker_init.connect
+def _reader_warm_up(sender=None, **kwargs) -> None:
+    """Load the reader's models in the worker's first process: its forked processes share
+    them, and the first turn with a name or a local phone number does not wait seconds."""
+    from briefing.reader import nlp
+
+    nlp.warm_up()
 
 
 @shared_task

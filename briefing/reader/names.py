@@ -537,12 +537,7 @@ def _read_introduction_line(c: Collector) -> None:
         match = _INTRODUCTION_LINE.match(c.text, offset, sentence.end)
         if match is None or c.overlaps(match.start("org"), match.end("org")):
             continue
-        name = match.group("name")
-        person = (
-            asked
-            or (name[:1].isupper() and _person_like(name, c.language))
-            or _lowercase_pair(name, c.language) is not None
-        )
+        person = asked or _introduces_person(match.group("name"), c.language)
         org = match.group("org")
         if len(org.split()) == 1 and (
             not _cyrillic(org) or "Geox" in _grammemes(org, c.language, parses=3)
@@ -566,12 +561,16 @@ def _after_introduction(c: Collector, position: int) -> bool:
     sentence = sentence_at(c.sentences, position)
     if sentence is None:
         return False
-    head = c.text[_sentence_opening(c, sentence) : position]
-    leading = _LEADING.match(head)
-    if leading and head[leading.end("name") :].strip() == ",":
-        return _person_like(leading.group("name"), c.language)
-    lower = _LOWER_LEADING.fullmatch(head.rstrip())
-    return bool(lower and _lowercase_pair(lower.group("name"), c.language))
+    head = c.text[_sentence_opening(c, sentence) : position].strip()
+    return head.endswith(",") and _introduces_person(head[:-1].strip(), c.language)
+
+
+def _introduces_person(words: str, language: str) -> bool:
+    """Whether the words opening an introduction line are a person's name: capitalised and
+    the dictionary's ("Игорь Петров"), or a lowercase first name and surname ("артём зуев")."""
+    if _LEADING.fullmatch(words):
+        return _person_like(words, language)
+    return bool(_LOWER_PAIR.fullmatch(words)) and _lowercase_pair(words, language) is not None
 
 
 def read_names(c: Collector) -> None:

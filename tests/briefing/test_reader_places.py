@@ -6,6 +6,7 @@ time") name none."""
 from __future__ import annotations
 
 import datetime
+import weakref
 
 import pytest
 
@@ -67,3 +68,21 @@ def test_a_russian_number_stays_russian_whatever_places_are_named():
         "Телефон 8 (812) 555-12-34", language="ru", today=TODAY, earlier=["мы из Дублина"]
     )
     assert reading.get("contact").value == "+78125551234"
+
+
+def test_a_celery_worker_loads_the_places_before_its_first_turn():
+    """The worker's start signal warms the reader up, the places index included, so the first
+    turn with a local number does not wait about a second for it."""
+    from celery.signals import worker_init
+
+    from briefing import tasks
+    from briefing.reader import places
+
+    connected = [
+        receiver() if isinstance(receiver, weakref.ReferenceType) else receiver
+        for _, receiver in worker_init.receivers
+    ]
+    assert tasks._reader_warm_up in connected
+    places._places.cache_clear()
+    tasks._reader_warm_up(sender=None)
+    assert places._places.cache_info().currsize == 1
