@@ -163,8 +163,16 @@ def _decide(work: TurnWork) -> None:
     if project.status == Project.Status.COMPLETED:
         work.replies.append(Reply(code_text("already_completed", language), ""))
         return
+    was_in = work.current()
     _prefill(work)
     stage = work.current()
+    if was_in is not None and stage is not was_in:
+        # the message completed the stage the client was in: the ones after it it had
+        # already completed are passed over, as `_advance` passes them
+        for passed in work.stages[work.stages.index(was_in) + 1 :]:
+            if passed is stage:
+                break
+            _skipped_mark(work, passed)
     if stage is None:
         _complete(work)
         return
@@ -708,6 +716,13 @@ def _first_provider() -> str:
     return providers[0].name if providers else ""
 
 
+def _skipped_mark(work: TurnWork, stage: StageRun) -> None:
+    """A stage the pre-parse closed before the client reached it is recorded as skipped."""
+    if stage.closed_by == StageRun.ClosedBy.PREFILL and not stage.skipped:
+        stage.skipped = True
+        work.event(Kind.STAGE_SKIPPED, stage.key, by="prefill")
+
+
 def _advance(work: TurnWork, *, after: StageRun, call: Any) -> StageRun | None:
     """Open the next stage not yet closed (skipping those the pre-parse closed) and return
     it: its agent asks the opening question in this same turn. None when every stage is
@@ -720,9 +735,7 @@ def _advance(work: TurnWork, *, after: StageRun, call: Any) -> StageRun | None:
         if not passed:
             continue
         if stage.status == StageRun.Status.CLOSED:
-            if stage.closed_by == StageRun.ClosedBy.PREFILL and not stage.skipped:
-                stage.skipped = True
-                work.event(Kind.STAGE_SKIPPED, stage.key, by="prefill")
+            _skipped_mark(work, stage)
             continue
         _start(work, stage)
         return stage

@@ -54,6 +54,7 @@ from briefing.reader.statements import (
     sentence_at,
     sentences_of,
 )
+from briefing.reader.topics import read_topics
 from core.input import long_runs_blank
 from llmkit.extract import find_urls
 
@@ -563,6 +564,7 @@ def _read_cached(
     read_names(c)
     read_role(c)
     _read_project_type(c)
+    read_topics(c)
     # the labelled statements ("Рефы: …"), never a link read as a reference in passing
     labelled = [(start, end) for _, _, start, end in labelled_statements(text)] + [
         (f.start, f.end) for f in c.findings if f.field in _CLAUSE_FIELDS
