@@ -43,7 +43,7 @@ BUDGET_CUE = re.compile(
 # A ceiling said after the amount is the budget's ("$6k tops", "120к максимум", "70 тисяч,
 # більше не потягнемо", "это прям потолок").
 BUDGET_CEILING_AFTER = re.compile(
-    r"^\W{0,3}(?:\w+\W+){0,1}?(?:tops|max(?:imum)?|at\s+(?:the\s+)?most|and\s+no\s+more|"
+    r"^\W{0,3}(?:\w+\W+){0,2}?(?:tops|max(?:imum)?|at\s+(?:the\s+)?most|and\s+no\s+more|"
     r"максимум|макс|не\s+больше|не\s+более|больше\s+(?:\w+\s+)?не|потолок|"
     r"не\s+більше|більше\s+(?:\w+\s+)?не|стеля|щонайбільше)\b",
     re.IGNORECASE,
@@ -304,6 +304,8 @@ def _said_of(between: str) -> bool:
     return not re.search(r"[:—–]", between) and len(between.split()) <= MAX_WORDS_TO_AMOUNT
 
 
+# Cues that only open the subject of money ("по деньгам", "Money-wise", "по грошах").
+_MONEY_TOPIC = re.compile(r"денег|деньг\w*|грош\w*|money", re.IGNORECASE)
 # How near before an amount a budget cue overrides the price said after it ("бюджет 300
 # тысяч в месяц"), in words.
 MAX_WORDS_CUE_OVER_PRICE = 2
@@ -330,7 +332,10 @@ def amount_role(
     last_cue = cues[-1].end() if cues else None
     price_after = PRICE_AFTER.search(text[end : end + 30])
     price_before = PRICE_BEFORE.search(before)
-    if price_after and (last_cue is None or _words(before[last_cue:]) > MAX_WORDS_CUE_OVER_PRICE):
+    # only a cue that names the budget keeps a per-unit amount after it the budget ("бюджет
+    # 300 тысяч в месяц"); "по деньгам: тур 9 500 с человека" is a price
+    naming = [m.end() for m in cues if not _MONEY_TOPIC.fullmatch(m.group())]
+    if price_after and (not naming or _words(before[naming[-1] :]) > MAX_WORDS_CUE_OVER_PRICE):
         return "price"
     if price_before:
         # "бюджет от 300 тысяч" is still a budget; "про деньги: протез стоит 890к" a price
