@@ -61,6 +61,8 @@ def test_someone_elses_money_is_no_budget_and_the_budget_after_it_is(language, d
         ("Квиток 450 грн — це не бюджет, просто для розуміння.", "uk"),
         ("A ticket is $45, not the budget obviously.", "en"),
         ("Money-wise — a flat white will be €3.80, just so you know.", "en"),
+        ("комод після реставрації в нас іде за 12-15 тищ, це шоб ви розуміли рівень", "uk"),
+        ("Операція в нас стоїть 28 тисяч за обидва ока.", "uk"),
     ],
 )
 def test_an_amount_the_client_says_is_no_budget_or_too_small_is_none(text, language):
