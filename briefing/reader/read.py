@@ -85,7 +85,8 @@ def _read_money(c: Collector) -> None:
     for value, currency, start, end in amounts:
         sentence = sentence_at(c.sentences, start)
         clause_start = sentence.start if sentence else 0
-        role = amount_role(c.text, start, end, clause_start=clause_start)
+        others = tuple((a[2], a[3]) for a in amounts if a[2] != start)
+        role = amount_role(c.text, start, end, clause_start=clause_start, others=others)
         kind = c.kind_at(start, "budget")
         if sentence and sentence.corrected_away(start):
             continue  # the amount being corrected ("не 2 млн", "…, not €20,000")

@@ -61,6 +61,8 @@ def test_someone_elses_money_is_no_budget_and_the_budget_after_it_is(language, d
         ("Квиток 450 грн — це не бюджет, просто для розуміння.", "uk"),
         ("A ticket is $45, not the budget obviously.", "en"),
         ("Money-wise — a flat white will be €3.80, just so you know.", "en"),
+        ("комод після реставрації в нас іде за 12-15 тищ, це шоб ви розуміли рівень", "uk"),
+        ("Операція в нас стоїть 28 тисяч за обидва ока.", "uk"),
     ],
 )
 def test_an_amount_the_client_says_is_no_budget_or_too_small_is_none(text, language):
@@ -91,3 +93,131 @@ def test_budgets_said_in_words_and_approved(text, language, value):
 def test_a_budget_a_grant_pays_is_the_budget():
     text = "Бюджет у нас в євро, бо фінансує європейський грант: 12 000 євро."
     assert budget(text, "uk") == 12_000
+
+
+# --- holdout11's families: a cue speaks of the first amount after it, prices per unit,
+# bought/sold money, giving verbs, ceilings, "and a half", bare sums -----------------------
+
+HALF_FRAMES = {
+    "ru": ("Бюджет на ролик — {} с половиной тысячи рублей.", "На видео готовы выделить {} с "
+           "половиной тысячи рублей."),
+    "uk": ("На відос даємо {} з половиною тищі гривень.", "Бюджет — {} з половиною тисячі "
+           "гривень."),
+    "en": ("For the video we've got {} and a half grand.", "We can spend {} and a half "
+           "thousand dollars on the film."),
+}  # fmt: skip
+NUMBER_WORDS = {
+    "ru": {3: "три", 4: "четыре", 7: "семь", 12: "двенадцать", 25: "двадцать пять"},
+    "uk": {3: "три", 4: "чотири", 7: "сім", 12: "дванадцять", 25: "двадцять п'ять"},
+    "en": {3: "three", 4: "four", 7: "seven", 12: "twelve", 25: "twenty-five"},
+}
+
+
+@settings(deadline=2000, max_examples=60, derandomize=True)  # ms per example
+@given(language=st.sampled_from(["ru", "uk", "en"]), data=st.data())
+def test_a_number_and_a_half_of_thousands_is_read_whole_in_three_languages(language, data):
+    frame = data.draw(st.sampled_from(HALF_FRAMES[language]))
+    number = data.draw(st.sampled_from([*NUMBER_WORDS[language], 2, 15, 40, 99]))
+    said = data.draw(st.sampled_from([str(number), NUMBER_WORDS[language].get(number, number)]))
+    assert budget(frame.format(said), language) == number * 1000 + 500
+
+
+# Per language: an opening that names money, a price per unit (a plausible budget were it
+# not per unit), money spent or earned elsewhere, then the budget with its own cue.
+OPENINGS = {"ru": "По деньгам: ", "uk": "По грошах так: ", "en": "Money-wise: "}
+PER_UNIT = {
+    "ru": ["тур {} тысяч рублей с человека", "чан у нас {} тысяч рублей за два часа",
+           "номер {} тысяч рублей за ночь", "аренда {} тысяч рублей в месяц"],
+    "uk": ["тур {} тисяч гривень з людини", "прокат {} тисяч гривень за годину",
+           "номер {} тисяч гривень за ніч"],
+    "en": ["the tour is ${}k per person", "a suite is ${}k a night", "tickets are ${}k a head",
+           "the boat is ${}k an hour"],
+}  # fmt: skip
+ELSEWHERE = {
+    "ru": ["новый снегоход купили за {} тысяч рублей", "блогерам отдали {} тысяч рублей",
+           "за сезон продали на {} тысяч рублей", "подняли seed на {} тысяч рублей"],
+    "uk": ["партію брали за {} тисяч гривень", "нові байки обійшлися в {} тисяч гривень",
+           "торік блогерам віддали {} тисяч гривень"],
+    "en": ["we bought a compressor for ${}k", "a photographer charged us ${}k",
+           "we did ${}k in bookings", "we sold ${}k of tickets"],
+}  # fmt: skip
+GIVEN = {
+    "ru": ["а на видео готовы выделить {} тысяч рублей", "а на съёмку я могу дать {} тысяч "
+           "рублей", "на продакшн заложили {} тысяч рублей"],
+    "uk": ["а на відос даємо {} тисяч гривень", "на відео можемо виділити {} тисяч гривень"],
+    "en": ["for the video we've got ${}k", "the owners agreed ${}k for the film",
+           "we can put ${}k into the video"],
+}  # fmt: skip
+
+
+@settings(deadline=2000, max_examples=80, derandomize=True)  # ms per example
+@given(
+    language=st.sampled_from(["ru", "uk", "en"]),
+    data=st.data(),
+    price=st.integers(min_value=2, max_value=900),
+    other=st.integers(min_value=2, max_value=900),
+    wanted=st.integers(min_value=2, max_value=900),
+)
+def test_a_cue_speaks_of_the_first_amount_after_it_not_of_prices_or_others_money(
+    language, data, price, other, wanted
+):
+    per_unit = data.draw(st.sampled_from(PER_UNIT[language]))
+    elsewhere = data.draw(st.sampled_from(ELSEWHERE[language]))
+    given_ = data.draw(st.sampled_from(GIVEN[language]))
+    text = (
+        f"{OPENINGS[language]}{per_unit.format(price)}, {elsewhere.format(other)}, "
+        f"{given_.format(wanted)}."
+    )
+    assert budget(text, language) == wanted * 1000
+
+
+CEILINGS = {
+    "ru": ["{} тысяч рублей максимум", "{} тысяч рублей, больше не потянем",
+           "{} тысяч рублей — это прям потолок"],
+    "uk": ["{} тисяч гривень, більше не потягнемо", "{} тисяч гривень максимум"],
+    "en": ["${}k tops", "${}k max", "${}k at most"],
+}  # fmt: skip
+
+
+@settings(deadline=2000, max_examples=40, derandomize=True)  # ms per example
+@given(language=st.sampled_from(["ru", "uk", "en"]), data=st.data())
+def test_an_amount_said_as_a_ceiling_is_the_budget(language, data):
+    wanted = data.draw(st.integers(min_value=2, max_value=900))
+    ceiling = data.draw(st.sampled_from(CEILINGS[language]))
+    assert budget(ceiling.format(wanted), language) == wanted * 1000
+
+
+BARE_SUMS = [
+    ("На ролик можем {} с НДС.", "ru"), ("Бюджет — {} з ПДВ.", "uk"),
+    ("For the film we can do {} + VAT.", "en"), ("Бюджет у нас {}.", "ru"),
+]  # fmt: skip
+
+
+@settings(deadline=2000, max_examples=40, derandomize=True)  # ms per example
+@given(
+    frame=st.sampled_from(BARE_SUMS),
+    wanted=st.integers(min_value=3_000, max_value=9_000_000),
+)
+def test_a_bare_sum_with_its_tax_or_right_after_a_cue_is_the_budget(frame, wanted):
+    text, language = frame
+    grouped = f"{wanted:,}".replace(",", " ")
+    assert budget(text.format(grouped), language) == wanted
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Тур 9 500 с человека, новый снегоход купили за 1 100 000.", "ru"),
+        ("Мы работаем с 2019 года, на ролик 2026 не влезет.", "ru"),
+        ("Звоните 8 800 2000 600.", "ru"),
+    ],
+)
+def test_a_bare_number_without_a_cue_or_tax_is_no_budget(text, language):
+    assert budget(text, language) is None
+
+
+def test_a_cyrillic_k_is_roubles_and_tyshchi_are_thousands():
+    found = message_read("на видео 120к", language="ru", today=TODAY)
+    assert (found.get("budget").value, found.get("currency").value) == (120_000, "RUB")
+    found = message_read("на відос даєм 18 тищ доларів", language="uk", today=TODAY)
+    assert (found.get("budget").value, found.get("currency").value) == (18_000, "USD")
