@@ -240,7 +240,7 @@ def complexity_of(text: str, *, intent: str) -> str:
 
 
 # Language and intent are read from the head and the tail of a long paste, as the risk
-# model reads it: their word lists cost time per character, and a request for a person or
+# model first reads it: their word lists cost time per character, and a request for a person or
 # a complaint is said at the start or the end of a message (this keeps level 1's p99 under
 # 2 ms on messages of any length; complexity still counts the whole text).
 _READ_HEAD = 400

@@ -49,6 +49,7 @@ import hashlib
 import io
 import json
 import lzma
+import math
 import re
 import sys
 import time
@@ -84,6 +85,7 @@ OWN_FILES = tuple(
         "own_hard_negatives.jsonl",
         "own_assistant_questions.jsonl",
         "own_extraction_attacks.jsonl",
+        "own_attack_families.jsonl",
     )
 )
 SEED = 13
@@ -425,10 +427,11 @@ def first_column_probabilities(arrays: dict[str, np.ndarray], texts: list[str]) 
 def attack_probabilities(arrays: dict[str, np.ndarray], texts: list[str]) -> np.ndarray:
     """The two-stage attack probability of each text, as level1_model.attack_scores reads
     risk.npz."""
-    from llmkit.level1_model import attack_probability
+    from llmkit.level1_model import read_whole
 
     model = _model(arrays)
-    return np.array([attack_probability(model.logits(text)) for text in texts])
+    # Every window is read (no early stop at a threshold not chosen yet): the highest.
+    return np.array([read_whole(model, text, stop_at=math.inf)[0] for text in texts])
 
 
 def lowest_threshold(probabilities: np.ndarray, budgets: list[tuple[np.ndarray, float]]) -> float:
@@ -672,10 +675,17 @@ def evaluate(rows: list[Row]) -> dict[str, dict[str, float]]:
     return figures
 
 
+# Sources of own_attack_families.jsonl: the held-out figures are also printed without
+# them, comparable with the figures from before they were written.
+FAMILY_SOURCES = ("own/atk_", "own/look_")
+
+
 @cache
-def held_out_rows() -> list[Row]:
+def held_out_rows(*, without_families: bool = False) -> list[Row]:
     examples = load_examples()
     _, held_out, _ = split(examples)
+    if without_families:
+        held_out = [i for i in held_out if not examples[i].source.startswith(FAMILY_SOURCES)]
     return [
         Row(
             examples[i].text,
@@ -690,14 +700,15 @@ def held_out_rows() -> list[Row]:
 
 def briefing_example_rows(directory: Path) -> list[Row]:
     """Client turns of the briefing examples (never trained on): benign briefing messages
-    unless the example expects the guard to answer that turn."""
+    unless the example expects the guard to answer that turn. An example lists them as
+    `turns` (each with its `client` message) or as a plain `client` list."""
     import yaml
 
     rows = []
     for path in sorted(directory.rglob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for turn in data.get("turns", []):
-            text = turn.get("client") if isinstance(turn, dict) else None
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        for turn in data.get("turns") or data.get("client") or []:
+            text = turn.get("client") if isinstance(turn, dict) else turn
             if isinstance(text, str) and text.strip():
                 attack = re.search(r"system prompt|instructions", text, re.IGNORECASE)
                 if attack and "ignore all previous" in text.lower():
@@ -787,7 +798,13 @@ def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m llmkit.level1_train", description=__doc__)
     parser.add_argument("--eval", action="store_true", help="report the shipped weights")
     parser.add_argument("--eval-dir", type=Path, help="also a folder in the guard's format")
-    parser.add_argument("--examples", type=Path, default=Path("briefing/examples"))
+    parser.add_argument(
+        "--examples",
+        type=Path,
+        action="append",
+        help="folders of example conversations whose client turns must be read "
+        "(briefing/examples unless given; repeat for more)",
+    )
     parser.add_argument(
         "--triggers", action="store_true", help="the attack words the shipped model leans on"
     )
@@ -810,11 +827,20 @@ def _main(argv: list[str] | None = None) -> int:
     if manifest["data_sha256"] != data_sha256():
         print("warning: the training data changed since the weights were written")
     print_figures("held-out split (never trained on)", evaluate(held_out_rows()))
-    if args.examples.is_dir():
-        rows = briefing_example_rows(args.examples)
-        print_figures(f"{args.examples} client turns", evaluate(rows))
+    print_figures(
+        "held-out split without own_attack_families (comparable with earlier figures)",
+        evaluate(held_out_rows(without_families=True)),
+    )
+    for directory in args.examples or [Path("briefing/examples")]:
+        if not directory.is_dir():
+            continue
+        rows = briefing_example_rows(directory)
+        print_figures(f"{directory} client turns", evaluate(rows))
+        for row in rows:
+            if row.category == "briefing" and turn_outcome(row.text) == "refused":
+                print(f"  refused: {row.text[:160]!r}")
         flagged = escalation_figures([row.text for row in rows])
-        print(f"  flagged for the producer (none asks for a person or complains): {flagged}")
+        print(f"  flagged for the producer by intent: {flagged}")
     if args.eval_dir is not None:
         print_figures(f"{args.eval_dir}", evaluate(outside_rows(args.eval_dir)))
     return 0
