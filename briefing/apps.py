@@ -13,7 +13,7 @@ class BriefingConfig(AppConfig):
         from django.db.models.signals import post_migrate
 
         from briefing.dead_letters import SOURCE_KIND, BriefingTurnSource
-        from briefing.limits import rates_check
+        from briefing.turn.limits import rates_check
         from briefing.profiles import profile_language_restore
         from briefing.records import CompletedBriefings
         from briefing.roles import roles_ensure_after_migrate

@@ -15,11 +15,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 
 from briefing.access import projects_for_user
-from briefing.agents import stage_answer_check
+from briefing.turn.agents import stage_answer_check
 from briefing.inbox import inbox_dead_letters_refresh
 from briefing.labels import field_label
 from briefing.models import Turn
-from briefing.orchestrator import turn_answer_apply, turn_replay
+from briefing.turn.orchestrator import turn_answer_apply, turn_replay
 from briefing.stages.registry import spec_for
 from core.errors import ApplicationError, ErrorCode
 from dlq.fix_form import AnswerForm

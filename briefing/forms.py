@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _lazy
 
-from briefing.field_states import ASKED, CONFIRMED, LEFT, READ, TO_CHECK, asks, field_state
+from briefing.turn.field_states import ASKED, CONFIRMED, LEFT, READ, TO_CHECK, asks, field_state
 from briefing.inbox import INBOX_VIEWS, inbox_view
 from briefing.labels import field_label
 from briefing.models import Project
@@ -275,7 +275,7 @@ class FieldInput:
     empty: bool
     set_by_producer: bool
     error: str = ""
-    # The field's dialogue state (briefing.field_states) and how often the agent asked for it.
+    # The field's dialogue state (briefing.turn.field_states) and how often the agent asked for it.
     state: str = ""
     asked: int = 0
 

@@ -19,7 +19,7 @@ def _client_token() -> str:
 
 class Project(models.Model):
     """One client's briefing. `profile` holds every stage's fields (stage key → fields),
-    read and written through `briefing.brief` models, never as loose dicts elsewhere."""
+    read and written through `briefing.turn.brief` models, never as loose dicts elsewhere."""
 
     class Status(models.TextChoices):
         # Labels translated for the back office (lazy, so the migrations see the same text).
@@ -177,7 +177,7 @@ class StageRun(models.Model):
     # The conversation went past it once the pre-parse had closed it (its stage_skipped event
     # is recorded, once): kept on the row so that a turn does not search the events for it.
     skipped = models.BooleanField(default=False)
-    # What the dialogue knows of each field beyond its value (briefing.field_states): how
+    # What the dialogue knows of each field beyond its value (briefing.turn.field_states): how
     # often the agent asked for it, and whether it is left for the producer or to be checked.
     dialogue = models.JSONField(default=dict, blank=True)
 
@@ -348,7 +348,7 @@ class BriefingEvent(models.Model):
         STRONG_MODEL_SET = "strong_model_set", _("strong model switched")
         # The client wrote after completion: appended to the brief, the producer told.
         ADDITIONAL_REQUEST = "additional_request", _("the client asked for more after completion")
-        # A stage agent's call of a studio tool (briefing.tool_use): name, arguments, size.
+        # A stage agent's call of a studio tool (briefing.turn.tool_use): name, arguments, size.
         TOOL_CALLED = "tool_called", _("studio data looked up")
         # Level 1 found a request for a person or a complaint: the producer should answer.
         ATTENTION_REQUESTED = "attention_requested", _("the client asks for a person")
@@ -358,7 +358,7 @@ class BriefingEvent(models.Model):
         # kind, the old line and the new one (empty when removed).
         MEMORY_CORRECTED = "memory_corrected", _("client memory corrected")
         # A required field asked twice without an answer, or declined by the client: the
-        # conversation goes on without it and the producer fills it (briefing.field_states).
+        # conversation goes on without it and the producer fills it (briefing.turn.field_states).
         FIELD_LEFT_FOR_PRODUCER = "field_left_for_producer", _("field left for the producer")
         # The reply to a question asked twice, taken as its answer: the producer checks it.
         FIELD_TO_CHECK = "field_to_check", _("field to check")

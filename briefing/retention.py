@@ -13,7 +13,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext
 from pydantic import ValidationError
 
-from briefing.completion import brief_finish
+from briefing.turn.completion import brief_finish
 from briefing.dead_letters import turn_dead_letters_erase
 from briefing.events import event_record
 from briefing.inbox import project_lock

@@ -17,12 +17,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from pydantic import ValidationError
 
-from briefing.completion import brief_refresh, project_complete_if_done, project_profile_sync
+from briefing.turn.completion import brief_refresh, project_complete_if_done, project_profile_sync
 from briefing.events import event_record
 from briefing.inbox import inbox_turn_received, project_lock
-from briefing.known_data import known_data_fill, known_findings_fill
+from briefing.turn.known_data import known_data_fill, known_findings_fill
 from briefing.labels import field_labels, label_language, lock_label
-from briefing.limits import limits_hit, rates_parse
+from briefing.turn.limits import limits_hit, rates_parse
 from briefing.models import (
     BriefingEvent,
     BriefingNote,

@@ -46,7 +46,7 @@ from briefing.inbox import (
     inbox_version,
 )
 from briefing.models import CannedReply, Project, StageRun, Turn
-from briefing.routing import briefing_cost, project_strong_model_set
+from briefing.turn.routing import briefing_cost, project_strong_model_set
 from briefing.selectors import (
     canned_replies,
     person_name,

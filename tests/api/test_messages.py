@@ -9,7 +9,7 @@ import logging
 import pytest
 from django.core.cache import cache
 
-from briefing import limits
+from briefing.turn import limits
 from briefing.models import Turn
 from briefing.tasks import turns_sweep
 

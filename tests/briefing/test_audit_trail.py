@@ -15,7 +15,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from api.models import ApiToken
-from briefing.completion import project_complete_if_done
+from briefing.turn.completion import project_complete_if_done
 from briefing.models import (
     BriefingEvent,
     BriefingNote,

@@ -363,13 +363,13 @@ def test_a_whole_conversation_keeps_the_stored_facts_without_recomputing_them(
     import yaml
 
     import briefing.events
-    import briefing.turn_outcome
+    import briefing.turn.turn_outcome
 
     example = Path(briefing.events.__file__).parent / "examples" / "ru_orderly.yaml"
     messages = [step["client"] for step in yaml.safe_load(example.read_text("utf-8"))["turns"]]
     recomputed = []
     # Every module that recomputes the facts: a turn's writing, and a recorded event.
-    for module in (briefing.turn_outcome, briefing.events):
+    for module in (briefing.turn.turn_outcome, briefing.events):
         original = module.inbox_refresh
 
         def counting(*, project_id, original=original):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from briefing.limits import Rate, rates_check
+from briefing.turn.limits import Rate, rates_check
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from briefing.services import (
     turn_append,
 )
 from briefing.tasks import project_drain
-from briefing.turn_claims import turn_claim_next
+from briefing.turn.turn_claims import turn_claim_next
 from dlq.models import DeadLetter, StructuredCall
 from dlq.services import dead_letter_fix_apply
 from tests.briefing.conftest import FIXED_INTRO
@@ -174,7 +174,7 @@ def test_stage_prompt_holds_only_this_stages_turns(project, say, scripted_model,
     scripted_model.answers(intro_done, vision_ask)
     say(project, "Анна, +7 916 123-45-67, ролик")
     for number, text in enumerate(["видение один", "видение два", "видение три"]):
-        # A question repeated word for word would get the retry (briefing.agents).
+        # A question repeated word for word would get the retry (briefing.turn.agents).
         scripted_model.answers({**vision_ask, "message": f"Что за продукт? ({number})"})
         say(project, text)
     last = scripted_model.requests[-1]["messages"]
@@ -390,7 +390,7 @@ def test_a_turn_that_lost_one_claim_is_processed(project, settings):
 def test_a_worker_whose_claim_was_taken_over_writes_nothing(project, settings):
     """The first worker outlived its lease and a second took the turn: the first one's
     answer is dropped, nothing of it written, and the turn stays the second worker's."""
-    from briefing.orchestrator import turn_process
+    from briefing.turn.orchestrator import turn_process
 
     turn = turn_append(project=project, role="client", text="Здравствуйте!", stage_key="intro",
                        status=Turn.Status.RECEIVED)  # fmt: skip

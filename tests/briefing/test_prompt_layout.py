@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from briefing import context
+from briefing.turn import context
 from briefing.stages.registry import stages_for
 from llmkit.language import reply_language_block
 from llmkit.prompt import estimate_tokens

@@ -1,4 +1,4 @@
-"""Names only from sources (briefing.source_names): natural agent replies in Russian,
+"""Names only from sources (briefing.turn.source_names): natural agent replies in Russian,
 Ukrainian and English that name what the tools returned or the client wrote pass, inflected
 or not; a work, client or service the agent made up is caught, quoted or not."""
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from briefing.source_names import presented_names, unsourced_names
+from briefing.turn.source_names import presented_names, unsourced_names
 
 PORTFOLIO = json.dumps(
     {

@@ -1,13 +1,13 @@
 """YandexGPT's tool calls on the wire: function tools offered under `tools`, calls read from
 a `toolCallList` under ALTERNATIVE_STATUS_TOOL_CALLS, results sent back as a
-`toolResultList`; driven by the same bounded loop the briefing uses (briefing.tool_use)."""
+`toolResultList`; driven by the same bounded loop the briefing uses (briefing.turn.tool_use)."""
 
 from __future__ import annotations
 
 import pytest
 from pydantic import BaseModel
 
-from briefing.tool_use import TurnTools, tools_model_loop
+from briefing.turn.tool_use import TurnTools, tools_model_loop
 from llmkit.providers.yandex import YandexGPTProvider
 from llmkit.tools import ToolSession, ToolSpec
 from llmkit.types import Message

@@ -12,7 +12,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 
-from briefing import limits
+from briefing.turn import limits
 from briefing.models import Turn
 from briefing.services import client_message_receive, project_create
 from briefing.tasks import turns_sweep

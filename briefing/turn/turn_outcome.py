@@ -22,7 +22,7 @@ from briefing.inbox import (
 )
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.texts import text as code_text
-from briefing.turn_work import (
+from briefing.turn.turn_work import (
     CLAIMS_LOST,
     PROCESSING_ERROR,
     STAGE_STATE_FIELDS,

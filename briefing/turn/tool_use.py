@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.utils import timezone
 
-from briefing.source_names import unsourced_names
+from briefing.turn.source_names import unsourced_names
 from core.input import long_runs_blank
 from llmkit.parse import FieldError
 from llmkit.session import cache_session

@@ -1,8 +1,8 @@
 """The turn, step by step: claim → takeover check → level-0 guard → language → pre-parse →
 the current stage's agent → gate → advance → reply. Model calls happen outside any
 transaction; everything the turn changes is written in one transaction at its end
-(briefing.turn_outcome), and only if the turn is still this worker's claim
-(briefing.turn_claims)."""
+(briefing.turn.turn_outcome), and only if the turn is still this worker's claim
+(briefing.turn.turn_claims)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.utils import timezone
 
-from briefing.agents import StageCall, stage_agent_run, stage_messages
-from briefing.completion import brief_finish
-from briefing.dialogue import READBACK_FIELDS, readback
-from briefing.field_states import (
+from briefing.turn.agents import StageCall, stage_agent_run, stage_messages
+from briefing.turn.completion import brief_finish
+from briefing.turn.dialogue import READBACK_FIELDS, readback
+from briefing.turn.field_states import (
     LEFT,
     MAX_READBACKS,
     TO_CHECK,
@@ -36,14 +36,14 @@ from briefing.field_states import (
 from briefing.models import BriefingEvent, Project, StageRun, Turn
 from briefing.reader.chatter import is_closing, is_confirmation, is_greeting, not_a_value
 from briefing.reader.contacts import contacts_merged
-from briefing.reading import (
+from briefing.turn.reading import (
     asked_fields,
     last_question,
     reading_apply,
     reading_meta,
     turn_read,
 )
-from briefing.routing import (
+from briefing.turn.routing import (
     code_call_options,
     cost_budget_exceeded,
     level1_for_turn,
@@ -55,10 +55,10 @@ from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.readers import read_contact
 from briefing.stages.registry import stages_for
 from briefing.texts import text as code_text
-from briefing.tool_use import memory_prefill, turn_tools_run
-from briefing.turn_claims import late_answer_claim, turn_claim_fail, turn_claim_next
-from briefing.turn_outcome import turn_commit
-from briefing.turn_work import Reply, TurnWork
+from briefing.turn.tool_use import memory_prefill, turn_tools_run
+from briefing.turn.turn_claims import late_answer_claim, turn_claim_fail, turn_claim_next
+from briefing.turn.turn_outcome import turn_commit
+from briefing.turn.turn_work import Reply, TurnWork
 from core.log_context import log_context_bind
 from llmkit.guard import guard_check, guard_reply
 from llmkit.language import detect_language
@@ -194,7 +194,7 @@ def _level1_answered(work: TurnWork, language: str) -> bool:
     the producer, as the dashboard's attention filter reads it) after the message's facts
     are read, and the client is told a person will answer. True when the turn is answered."""
     turn = work.turn
-    # The shipped classifier, or with pools the cheapest model first (briefing.routing).
+    # The shipped classifier, or with pools the cheapest model first (briefing.turn.routing).
     verdict = level1_for_turn(project=work.project, turn=turn, budget_s=work.budget_left())
     if verdict.is_attack:
         turn.meta = {**turn.meta, "guard": GUARD_LEVEL1_KIND}
@@ -294,7 +294,7 @@ def _facts_of_refused(work: TurnWork, guard: str) -> None:
 
 
 def _prefill(work: TurnWork, *, only: frozenset[str] | None = None, flagged: str = "") -> None:
-    """Read the client's message for every stage's fields (briefing.reading): what it states
+    """Read the client's message for every stage's fields (briefing.turn.reading): what it states
     fills any stage, a correction replaces, a change to a locked value is proposed. `only`
     and `flagged`: the facts of a message the guard refused, its events marked with the
     guard's verdict."""
@@ -567,7 +567,7 @@ def _accept(
 
 
 def _readback_text(work: TurnWork, **options: bool) -> str:
-    """The read-back of every stage's fields and states (briefing.dialogue.readback)."""
+    """The read-back of every stage's fields and states (briefing.turn.dialogue.readback)."""
     return readback({s.key: s.fields for s in work.stages}, work.project.language,
                     {s.key: s.dialogue for s in work.stages}, **options)  # fmt: skip
 
@@ -608,7 +608,7 @@ def _readback_changed(work: TurnWork) -> bool:
 
 
 def _dialogue_settle(work: TurnWork, stage: StageRun, data: dict[str, Any]) -> None:
-    """The field states this answer settles (briefing.field_states), whichever agent gave it:
+    """The field states this answer settles (briefing.turn.field_states), whichever agent gave it:
     a reply the rules agent took as the answer to a question asked twice is "to check"; a
     field the client declined, or asked MAX_ASKS times and still empty, is left for the
     producer, and the gate stops waiting for it."""
@@ -660,7 +660,7 @@ def turn_answer_apply(*, turn: Turn, answer: Any, data: dict[str, Any], call: An
 
 def turn_replay(*, turn: Turn, settle: Callable[[Any, bool], None]) -> None:
     """Run a failed turn's stage agent again with today's prompts and providers, through the
-    pool its route picks (briefing.routing.replay_route). A parsed answer goes through the
+    pool its route picks (briefing.turn.routing.replay_route). A parsed answer goes through the
     gate as usual; a failure is recorded (a new dead letter) and the turn stays failed, with
     no second holding reply. `settle(call, ok)` runs in the turn's final transaction."""
     work = late_answer_claim(turn)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from briefing.field_states import (
+from briefing.turn.field_states import (
     LEFT,
     TO_CHECK,
     asks,
@@ -259,7 +259,7 @@ def rules_reply(call: Any) -> dict[str, Any]:
     """The rules agent's answer for one stage call (a StageCall with `reading`, `profile` and
     the stage's `dialogue` state): the fields it takes from the client's answer, the next
     question or the status flag. It asks only what is missing and not yet asked MAX_ASKS
-    times (briefing.field_states): no question comes a third time."""
+    times (briefing.turn.field_states): no question comes a third time."""
     spec, language = call.spec, call.language
     values = dict(call.known)
     dialogue = getattr(call, "dialogue", None) or {}
@@ -294,7 +294,7 @@ def rules_reply(call: Any) -> dict[str, Any]:
                 declined.append(name)
             else:
                 unanswered.append(name)
-        # A question the studio's tools answered (briefing.tool_use) needs no producer.
+        # A question the studio's tools answered (briefing.turn.tool_use) needs no producer.
         answered = bool(getattr(call, "tools", None) and call.tools.outcomes)
         countered = bool(reading is not None and reading.asks and unanswered) and not answered
     for lock_field, lock_key in spec.locks.items():

@@ -1,5 +1,5 @@
 """A turn's work: everything a turn decides, held in memory until the final transaction
-(briefing.turn_outcome writes it), and the one way to begin it for a claimed turn."""
+(briefing.turn.turn_outcome writes it), and the one way to begin it for a claimed turn."""
 
 from __future__ import annotations
 
@@ -57,15 +57,15 @@ class TurnWork:
     )
     # The briefing's turns before this one, oldest first, when the claim read them already.
     earlier_read: list[Turn] | None = None
-    # The turn's model pool and what it has spent against its caps (briefing.routing);
+    # The turn's model pool and what it has spent against its caps (briefing.turn.routing);
     # None without pools, and for a manager's fix of a dead letter (a replay has its route).
     meter: TurnMeter | None = None
-    # The reader's reading of this turn's message (briefing.reading), once it ran.
+    # The reader's reading of this turn's message (briefing.turn.reading), once it ran.
     reading: Any = None
     # The client closed the conversation before any read-back ("всё верно, больше ничего"):
     # the read-back is given and the brief completes in this turn.
     client_closed: bool = False
-    # The turn's studio tools (briefing.tool_use.TurnTools): run once, by the first stage call.
+    # The turn's studio tools (briefing.turn.tool_use.TurnTools): run once, by the first stage call.
     tools: Any = None
     # The client snapshots memory read this turn (each key once).
     snapshots: SnapshotReads = field(default_factory=SnapshotReads)

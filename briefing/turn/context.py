@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from briefing.field_states import exhausted, left_fields
+from briefing.turn.field_states import exhausted, left_fields
 from briefing.stages.base import StageSpec, is_empty
 from llmkit.language import reply_language_block
 from llmkit.prompt import Prompt, PromptBlock, build_prompt, stable_json
@@ -97,7 +97,7 @@ def stage_prompt(
     `memory` is the client's snapshot (studio.memory): byte-stable between rebuilds, so it
     ends the cacheable prefix, right before the per-turn state; `retrieved` the few memory
     items relevant to this message, a small volatile block. `dialogue` is the stage's field
-    states (briefing.field_states): a field asked twice or left for the producer is never
+    states (briefing.turn.field_states): a field asked twice or left for the producer is never
     asked."""
     stage_block = _stage_block(spec)
     state_lines = ["Locked entities (use exactly as written):"]

@@ -10,12 +10,12 @@ from typing import Any
 
 from django.conf import settings
 
-from briefing.context import stage_prompt
-from briefing.dialogue import rules_reply
-from briefing.field_states import exhausted, left_fields
+from briefing.turn.context import stage_prompt
+from briefing.turn.dialogue import rules_reply
+from briefing.turn.field_states import exhausted, left_fields
 from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.registry import spec_for
-from briefing.tool_use import FINAL_ANSWER_RULES, sources_validator
+from briefing.turn.tool_use import FINAL_ANSWER_RULES, sources_validator
 from core.input import long_runs_blank
 from dlq.models import StructuredCall
 from dlq.services import structured_run
@@ -41,7 +41,7 @@ class StageCall:
     asked_field: str | None = None
     # Every field that question asked (two related ones may be asked together).
     asked_fields: tuple[str, ...] = ()
-    # The stage's field states (briefing.field_states): how often each was asked, which are
+    # The stage's field states (briefing.turn.field_states): how often each was asked, which are
     # left for the producer or to check.
     dialogue: Mapping[str, Any] = field(default_factory=dict)
     # Every stage's field states (stage key → dialogue): what the read-back says is open.
@@ -56,7 +56,7 @@ class StageCall:
     profile: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # Stages already closed: their summaries are in the prompt, their fields need no repeat.
     closed_stages: tuple[str, ...] = ()
-    # The turn's studio tools and their results (briefing.tool_use.TurnTools), if any.
+    # The turn's studio tools and their results (briefing.turn.tool_use.TurnTools), if any.
     tools: Any = None
     # The client snapshots the turn read (studio.memory.SnapshotReads), None to read afresh.
     snapshots: SnapshotReads | None = None
@@ -222,7 +222,7 @@ def stage_agent_run(
 ) -> tuple[StructuredResult, StructuredCall]:
     """One stage agent call through the structured-output engine, recorded. `budget_s` is
     what the turn has left (the call never takes more than LLM_CALL_BUDGET_S either);
-    `provider`, `pool` and `max_tokens` come from the turn's route (briefing.routing),
+    `provider`, `pool` and `max_tokens` come from the turn's route (briefing.turn.routing),
     `session` is the briefing's ledger key; `first_answer`, the text a tool-calling request
     with these messages answered (validated as the first attempt, not asked again)."""
     prompt, memory, retrieved = _stage_prompt_for(call)

@@ -14,7 +14,7 @@ from typing import Any
 from django.utils import timezone
 from pydantic import ValidationError
 
-from briefing.field_states import read_confidence, with_read
+from briefing.turn.field_states import read_confidence, with_read
 from briefing.models import BriefingEvent, StageRun, Turn
 from briefing.reader import ANSWER, CORRECTION, MENTION, Finding, Reading
 from briefing.reader import message_read as _message_read
@@ -33,7 +33,7 @@ RESTATED_FIELDS = frozenset(
 # 20th"; a guessed name, then "меня зовут …"): only while the value is the reader's own.
 UPGRADED_FIELDS = frozenset({"clientName", "company", "productName", "deadline"})
 # Below this the reading is a whole-answer guess ("видение один" for the product): the stage
-# agent decides (the rules agent through briefing.dialogue, a model on its own).
+# agent decides (the rules agent through briefing.turn.dialogue, a model on its own).
 APPLY_CONFIDENCE = 0.7
 
 

@@ -1,0 +1,1 @@
+"""The road of a client turn."""
