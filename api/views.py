@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 from api import serializers as s
 from api.models import ApiToken, TokenProject
 from api.pagination import Keyset
-from briefing.access import projects_for_user
+from briefing.common.access import projects_for_user
 from briefing.turn.brief import Brief, brief_json_schema
 from briefing.models import BriefingEvent, Project
 from briefing.services import client_message_receive, project_create

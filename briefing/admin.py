@@ -9,8 +9,8 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from briefing.access import projects_for_user
-from briefing.labels import lock_label
+from briefing.common.access import projects_for_user
+from briefing.common.labels import lock_label
 from briefing.models import (
     BriefingEvent,
     BriefingNote,
@@ -41,7 +41,7 @@ BRIEFING_PAGE_TEXT = _("The briefing's page, which checks and records every chan
 
 
 class OwnBriefingsMixin:
-    """Rows of the briefings the user may see (briefing.access): a producer's own, all for a
+    """Rows of the briefings the user may see (briefing.common.access): a producer's own, all for a
     manager or a superuser. `project_path` leads from the row to its briefing."""
 
     project_path = "project"

@@ -16,8 +16,8 @@ class BriefingConfig(AppConfig):
         from briefing.turn.limits import rates_check
         from briefing.profiles import profile_language_restore
         from briefing.records import CompletedBriefings
-        from briefing.roles import roles_ensure_after_migrate
-        from briefing.selectors import turn_figures
+        from briefing.common.roles import roles_ensure_after_migrate
+        from briefing.common.selectors import turn_figures
         from dlq.figures import turn_figures_register
         from dlq.sources import dead_letter_source_register
         from studio.records import records_register

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
-from briefing.inbox import inbox_unread_total
+from briefing.common.inbox import inbox_unread_total
 
 
 def inbox(request: HttpRequest) -> dict:

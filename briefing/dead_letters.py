@@ -14,10 +14,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 
-from briefing.access import projects_for_user
+from briefing.common.access import projects_for_user
 from briefing.turn.agents import stage_answer_check
-from briefing.inbox import inbox_dead_letters_refresh
-from briefing.labels import field_label
+from briefing.common.inbox import inbox_dead_letters_refresh
+from briefing.common.labels import field_label
 from briefing.models import Turn
 from briefing.turn.orchestrator import turn_answer_apply, turn_replay
 from briefing.stages.registry import spec_for

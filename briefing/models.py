@@ -64,7 +64,7 @@ class Project(models.Model):
     profile = models.JSONField(default=dict, blank=True)
     brief = models.JSONField(null=True, blank=True)
     summary_markdown = models.TextField(blank=True)
-    # The number of the briefing's last turn, taken with the row's lock (briefing.inbox's
+    # The number of the briefing's last turn, taken with the row's lock (briefing.common.inbox's
     # project_lock): the next writer, once it has the row, sees the number the one before it
     # committed, which a MAX(seq) in the locking statement does not (its snapshot is older).
     last_seq = models.PositiveIntegerField(default=0)
@@ -81,7 +81,7 @@ class Project(models.Model):
     # A briefing is never deleted: it is archived (briefing.retention, an event says who and
     # when), and only forgetting its client erases what the client wrote.
     archived_at = models.DateTimeField(_("archived"), null=True, blank=True)
-    # The inbox's facts (briefing.inbox), rewritten in the transaction of every change, so the
+    # The inbox's facts (briefing.common.inbox), rewritten in the transaction of every change, so the
     # dashboard reads one page of rows instead of aggregating turns and events.
     waiting_for = models.CharField(max_length=10, default="client")
     needs_reason = models.CharField(max_length=24, blank=True)  # why a person is needed now
@@ -94,14 +94,14 @@ class Project(models.Model):
     inbox_rank = models.PositiveSmallIntegerField(default=1)
     inbox_key = models.BigIntegerField(default=0)
     inbox_changed_at = models.DateTimeField(null=True, blank=True)
-    # What a dashboard row flags, kept in the transactions that change it (briefing.inbox):
+    # What a dashboard row flags, kept in the transactions that change it (briefing.common.inbox):
     # open dead letters of its turns (and the newest one, the row's link), blocked renames of a
     # locked entity and holding replies sent.
     open_dead_letters = models.PositiveIntegerField(default=0)
     open_dead_letter_id = models.BigIntegerField(null=True, blank=True)
     lock_violations = models.PositiveIntegerField(default=0)
     holding_replies = models.PositiveIntegerField(default=0)
-    # The conversation's state in the inbox (briefing.inbox), apart from the briefing's own:
+    # The conversation's state in the inbox (briefing.common.inbox), apart from the briefing's own:
     # resolved by a producer, or snoozed until a time; the client's next message ends both.
     resolved_at = models.DateTimeField(null=True, blank=True)
     snoozed_until = models.DateTimeField(null=True, blank=True)

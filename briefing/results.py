@@ -12,7 +12,7 @@ from typing import Any, Literal
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
-from briefing.labels import field_label, label_language
+from briefing.common.labels import field_label, label_language
 from briefing.models import Project, StageRun
 from briefing.reader.contacts import contacts_typed
 from briefing.stages.registry import BRIEFING_TYPES, stage_title

@@ -15,8 +15,8 @@ from pydantic import ValidationError
 
 from briefing.turn.completion import brief_finish
 from briefing.dead_letters import turn_dead_letters_erase
-from briefing.events import event_record
-from briefing.inbox import project_lock
+from briefing.common.events import event_record
+from briefing.common.inbox import project_lock
 from briefing.models import BriefingEvent, BriefingNote, LockedEntity, Project, StageRun, Turn
 from briefing.reader.contacts import contact_parts
 from studio.memory import company_key, contact_key

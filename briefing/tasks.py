@@ -40,7 +40,7 @@ def _sweep_on_start(sender, **kwargs) -> None:
 @shared_task
 def holding_follow_ups() -> int:
     """Ask producers to follow up holding replies whose dead letter waited too long."""
-    from briefing.inbox import holding_replies_overdue_flag
+    from briefing.common.inbox import holding_replies_overdue_flag
 
     return holding_replies_overdue_flag()
 
@@ -48,7 +48,7 @@ def holding_follow_ups() -> int:
 @shared_task
 def snoozes_wake() -> int:
     """Bring snoozed briefings whose time has come back to the inbox's open list."""
-    from briefing.inbox import snoozes_wake as wake
+    from briefing.common.inbox import snoozes_wake as wake
 
     return wake()
 
@@ -56,6 +56,6 @@ def snoozes_wake() -> int:
 @shared_task
 def unseen_alerts() -> int:
     """E-mail producers whose client's message nobody has seen for BRIEFING_UNSEEN_ALERT_MIN."""
-    from briefing.inbox import unseen_alerts_send
+    from briefing.common.inbox import unseen_alerts_send
 
     return unseen_alerts_send()

@@ -22,7 +22,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from briefing.access import project_for_user, projects_for_user
+from briefing.common.access import project_for_user, projects_for_user
 from briefing.forms import (
     LANGUAGE_CHOICES as BRIEFING_LANGUAGES,
 )
@@ -37,7 +37,7 @@ from briefing.forms import (
     field_shown,
     field_value,
 )
-from briefing.inbox import (
+from briefing.common.inbox import (
     NEEDS,
     inbox_mark_read,
     inbox_page,
@@ -47,7 +47,7 @@ from briefing.inbox import (
 )
 from briefing.models import CannedReply, Project, StageRun, Turn
 from briefing.turn.routing import briefing_cost, project_strong_model_set
-from briefing.selectors import (
+from briefing.common.selectors import (
     canned_replies,
     person_name,
     project_notes,
@@ -82,7 +82,7 @@ from briefing.services import (
     takeover_start,
 )
 from briefing.stages.registry import spec_for
-from briefing.status import StageRow, activity_lines, stage_rows, status_lines
+from briefing.common.status import StageRow, activity_lines, stage_rows, status_lines
 from config.http import HtmxHttpRequest
 from core.errors import ApplicationError
 from core.input import plain_int
@@ -118,7 +118,7 @@ def dashboard(request: HtmxHttpRequest) -> HttpResponse:
     version = inbox_version(shown)
     if request.htmx and request.GET.get("since") == version:
         return HttpResponse(status=204)
-    # The rows' flags are stored on them (briefing.inbox): one page query, and its stages.
+    # The rows' flags are stored on them (briefing.common.inbox): one page query, and its stages.
     projects, next_cursor = inbox_page(
         shown.select_related("producer").prefetch_related(
             Prefetch("stages", queryset=StageRun.objects.order_by("order"))

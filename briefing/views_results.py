@@ -15,9 +15,9 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
-from briefing.access import projects_for_user
+from briefing.common.access import projects_for_user
 from briefing.exports import cell_text, csv_lines, xlsx_write
-from briefing.labels import label_language
+from briefing.common.labels import label_language
 from briefing.models import Project
 from briefing.results import (
     STATUS_LABELS,

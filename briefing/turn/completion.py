@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from briefing.turn.brief import Brief, brief_markdown
-from briefing.events import event_record
+from briefing.common.events import event_record
 from briefing.models import BriefingEvent, Project, StageRun
 from briefing.stages.registry import stages_for
 from webhooks.events import brief_completed_emit

@@ -22,7 +22,7 @@ from briefing.stages.base import is_empty
 MAX_ASKS = 2
 TO_CHECK = "to_check"
 LEFT = "left"
-# What the producer's page shows for a field (briefing.labels has the human labels).
+# What the producer's page shows for a field (briefing.common.labels has the human labels).
 UNKNOWN, READ, ASKED, CONFIRMED = "unknown", "read", "asked", "confirmed"
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from briefing.turn.completion import project_profile_sync
-from briefing.events import event_record
+from briefing.common.events import event_record
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun
 from briefing.stages.registry import spec_for
 

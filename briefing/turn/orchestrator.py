@@ -54,7 +54,7 @@ from briefing.turn.routing import (
 from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.readers import read_contact
 from briefing.stages.registry import stages_for
-from briefing.texts import text as code_text
+from briefing.common.texts import text as code_text
 from briefing.turn.tool_use import memory_prefill, turn_tools_run
 from briefing.turn.turn_claims import late_answer_claim, turn_claim_fail, turn_claim_next
 from briefing.turn.turn_outcome import turn_commit

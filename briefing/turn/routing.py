@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import transaction
 from pydantic import ValidationError
 
-from briefing.events import event_record
+from briefing.common.events import event_record
 from briefing.models import BriefingEvent, Project, StageRun, Turn
 from core.errors import ApplicationError, ErrorCode
 from dlq.ledger import briefing_session, ledger_for_briefing

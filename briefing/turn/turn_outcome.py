@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from briefing.inbox import (
+from briefing.common.inbox import (
     inbox_columns,
     inbox_dead_letters_refresh,
     inbox_refresh,
@@ -21,7 +21,7 @@ from briefing.inbox import (
     project_lock_after,
 )
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
-from briefing.texts import text as code_text
+from briefing.common.texts import text as code_text
 from briefing.turn.turn_work import (
     CLAIMS_LOST,
     PROCESSING_ERROR,

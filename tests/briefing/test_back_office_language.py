@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from briefing.events import event_record
+from briefing.common.events import event_record
 from briefing.models import BriefingEvent, Project, StaffProfile, Turn
 from briefing.services import project_create, turn_receive
 

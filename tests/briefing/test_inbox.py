@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from briefing.inbox import (
+from briefing.common.inbox import (
     holding_replies_overdue_flag,
     inbox_dead_letters,
     inbox_facts,
@@ -345,7 +345,7 @@ def test_inbox_rebuild_recomputes_every_briefing(project, producer, say):
 def test_the_follow_up_request_reads_as_a_line_of_the_activity(
     project, settings, dead_lettered_turn
 ):
-    from briefing.status import event_line
+    from briefing.common.status import event_line
 
     settings.BRIEFING_HOLDING_FOLLOW_UP_S = 0
     holding_replies_overdue_flag(now=timezone.now() + datetime.timedelta(seconds=1))
@@ -362,14 +362,14 @@ def test_a_whole_conversation_keeps_the_stored_facts_without_recomputing_them(
 
     import yaml
 
-    import briefing.events
+    import briefing.common.events
     import briefing.turn.turn_outcome
 
-    example = Path(briefing.events.__file__).parent / "examples" / "ru_orderly.yaml"
+    example = Path(briefing.common.events.__file__).parents[1] / "examples" / "ru_orderly.yaml"
     messages = [step["client"] for step in yaml.safe_load(example.read_text("utf-8"))["turns"]]
     recomputed = []
     # Every module that recomputes the facts: a turn's writing, and a recorded event.
-    for module in (briefing.turn.turn_outcome, briefing.events):
+    for module in (briefing.turn.turn_outcome, briefing.common.events):
         original = module.inbox_refresh
 
         def counting(*, project_id, original=original):

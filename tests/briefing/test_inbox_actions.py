@@ -17,7 +17,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from briefing.inbox import snoozes_wake
+from briefing.common.inbox import snoozes_wake
 from briefing.models import BriefingEvent, BriefingNote, Project, Turn
 from briefing.services import (
     producer_message_post,

@@ -1,4 +1,4 @@
-"""The one mapping from stage field keys and lock keys to human labels (briefing.labels)."""
+"""The one mapping from stage field keys and lock keys to human labels (briefing.common.labels)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from django.template import Context, Template
 from django.utils import translation
 
-from briefing.labels import FIELD_LABELS, field_label, field_labels, label_language, lock_label
+from briefing.common.labels import FIELD_LABELS, field_label, field_labels, label_language, lock_label
 from briefing.stages.registry import BRIEFING_TYPES
 
 

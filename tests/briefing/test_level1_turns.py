@@ -7,10 +7,10 @@ import pytest
 from django.urls import reverse
 
 from briefing.models import Turn
-from briefing.selectors import waiting_for
+from briefing.common.selectors import waiting_for
 from briefing.services import producer_message_post
-from briefing.status import event_line
-from briefing.texts import text as code_text
+from briefing.common.status import event_line
+from briefing.common.texts import text as code_text
 from dlq.models import StructuredCall
 from llmkit.guard import guard_check, guard_reply
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from briefing.models import BriefingEvent, LockedEntity, StageRun, Turn
 from briefing.reader.chatter import is_chatter
-from briefing.selectors import lock_proposals_pending
+from briefing.common.selectors import lock_proposals_pending
 from briefing.services import project_create
 
 Kind = BriefingEvent.Kind

@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from briefing import tasks
-from briefing.inbox import unseen_alerts_send
+from briefing.common.inbox import unseen_alerts_send
 from briefing.models import Project, Turn
 from briefing.services import project_create, turn_receive
 from tests.conftest import user_in_group

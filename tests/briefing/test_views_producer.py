@@ -10,9 +10,9 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from briefing.models import LockedEntity, Project, StageRun, Turn
-from briefing.selectors import waiting_for
+from briefing.common.selectors import waiting_for
 from briefing.services import project_create, takeover_start, turn_receive
-from briefing.status import WaitingFor
+from briefing.common.status import WaitingFor
 
 pytestmark = pytest.mark.django_db
 

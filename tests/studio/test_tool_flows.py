@@ -344,7 +344,7 @@ def test_a_link_no_tool_returned_fails_the_gate(
 def test_the_activity_and_the_next_turns_log_name_the_call(
     studio, rules_agent, django_capture_on_commit_callbacks
 ):
-    from briefing.status import event_line
+    from briefing.common.status import event_line
     from briefing.turn.tool_use import earlier_tool_calls
 
     project = _project()

@@ -25,7 +25,7 @@ from django.db.models import (
 )
 from django.utils import timezone
 
-from briefing.inbox import InboxFacts, inbox_facts
+from briefing.common.inbox import InboxFacts, inbox_facts
 from briefing.models import (
     BriefingEvent,
     BriefingNote,
@@ -35,7 +35,7 @@ from briefing.models import (
     StageRun,
     Turn,
 )
-from briefing.status import PENDING_TURN, WaitingFor
+from briefing.common.status import PENDING_TURN, WaitingFor
 from dlq.ledger import ledger_turn_costs
 from dlq.models import DeadLetter
 from dlq.selectors import share_or_none
@@ -71,7 +71,7 @@ def stage_closed_by(project: Project) -> dict[str, str]:
 
 def with_waiting_for(projects: QuerySet[Project]) -> QuerySet[Project]:
     """Annotate `waiting_for_live` (one of WaitingFor) in SQL (the inbox stores its own, see
-    briefing.inbox): completed → nobody; taken over, paused, a
+    briefing.common.inbox): completed → nobody; taken over, paused, a
     client turn waiting for the producer, or a failed turn the producer has not answered →
     the producer; a client turn received or processing → the agent; else the client."""
     client_turns = Turn.objects.filter(project=OuterRef("pk"), role=Turn.Role.CLIENT)
@@ -210,7 +210,7 @@ def turn_figures(*, since: datetime.datetime, until: datetime.datetime) -> dict[
 
 # --- the inbox's people, notes and canned replies ------------------------------------------------
 
-# The roles whose members a briefing may be assigned to (briefing.roles).
+# The roles whose members a briefing may be assigned to (briefing.common.roles).
 ASSIGNEE_GROUPS = ("Producers", "Managers")
 
 

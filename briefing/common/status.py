@@ -1,6 +1,6 @@
 """What the producer's pages say about a briefing, derived by code from its rows and events:
-who it waits for (the SQL rule is briefing.selectors.with_waiting_for), the stage timeline
-and the status lines, from the rows the caller read (briefing.selectors). Never written
+who it waits for (the SQL rule is briefing.common.selectors.with_waiting_for), the stage timeline
+and the status lines, from the rows the caller read (briefing.common.selectors). Never written
 by a model."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.utils.translation import ngettext
 
-from briefing.labels import (
+from briefing.common.labels import (
     field_label,
     field_labels,
     label_language,

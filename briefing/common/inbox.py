@@ -36,7 +36,7 @@ from django.utils.translation import gettext_lazy as _lazy
 from django.utils.translation import ngettext
 
 from briefing.models import BriefingEvent, Project, StaffProfile, Turn
-from briefing.status import PENDING_TURN, WaitingFor
+from briefing.common.status import PENDING_TURN, WaitingFor
 
 Kind = BriefingEvent.Kind
 PAGE_SIZE = 50

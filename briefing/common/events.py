@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from briefing.inbox import inbox_refresh
+from briefing.common.inbox import inbox_refresh
 from briefing.models import BriefingEvent, Project, Turn
 
 

@@ -1,0 +1,1 @@
+"""What every room of the briefing app stands on."""
