@@ -14,7 +14,7 @@ class BriefingConfig(AppConfig):
 
         from briefing.dead_letters import SOURCE_KIND, BriefingTurnSource
         from briefing.turn.limits import rates_check
-        from briefing.profiles import profile_language_restore
+        from briefing.producer.profiles import profile_language_restore
         from briefing.records import CompletedBriefings
         from briefing.common.roles import roles_ensure_after_migrate
         from briefing.common.selectors import turn_figures

@@ -2,7 +2,9 @@
 
 from django.urls import path
 
-from briefing import views_client, views_producer, views_profile, views_results
+from briefing.client import views_client
+from briefing.producer import views_producer, views_profile
+from briefing.results import views_results
 
 urlpatterns = [
     path("", views_producer.dashboard, name="dashboard"),

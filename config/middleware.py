@@ -75,7 +75,7 @@ class RequestTextMiddleware:
         return HttpResponseBadRequest(page)
 
 
-# The session key holding the language a logged-in user chose (briefing.profiles writes it at
+# The session key holding the language a logged-in user chose (briefing.producer.profiles writes it at
 # login and when they switch).
 SESSION_LANGUAGE = "staff_language"
 # The languages the back office speaks (settings.LANGUAGES), as codes.

@@ -202,7 +202,7 @@ def test_keyset_pages_cover_every_briefing_once(producer):
 
 
 def test_the_dashboard_pages_with_a_cursor(producer_client, producer, monkeypatch):
-    monkeypatch.setattr("briefing.views_producer.DASHBOARD_PAGE_SIZE", 2)
+    monkeypatch.setattr("briefing.producer.views_producer.DASHBOARD_PAGE_SIZE", 2)
     for i in range(3):
         project_create(title=f"Briefing {i}", producer=producer)
     first = producer_client.get(reverse("dashboard")).content.decode()
@@ -305,7 +305,7 @@ def test_a_producer_message_is_appended_after_what_the_page_shows(producer_clien
 
 
 def test_the_search_can_use_the_trigram_indexes(postgres, producer):
-    from briefing.forms import DashboardFilterForm
+    from briefing.producer.forms import DashboardFilterForm
 
     project_create(title="Кофейня «Зерно»", client_name="Анна", producer=producer)
     visible = Project.objects.all()

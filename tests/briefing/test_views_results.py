@@ -14,7 +14,7 @@ from django.http import StreamingHttpResponse
 from django.urls import reverse
 from django.utils import timezone
 
-from briefing import views_results
+from briefing.results import views_results
 from briefing.models import Project
 from briefing.services import field_correct, project_create
 

@@ -10,7 +10,7 @@ import openpyxl
 import pytest
 from django.utils import timezone
 
-from briefing import views_results
+from briefing.results import views_results
 from briefing.models import Project
 from briefing.services import field_correct, project_create
 from tests.conftest import user_in_group

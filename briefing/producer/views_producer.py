@@ -23,10 +23,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from briefing.common.access import project_for_user, projects_for_user
-from briefing.forms import (
+from briefing.producer.forms import (
     LANGUAGE_CHOICES as BRIEFING_LANGUAGES,
 )
-from briefing.forms import (
+from briefing.producer.forms import (
     SNOOZE_PRESETS,
     AssignForm,
     CannedReplyForm,

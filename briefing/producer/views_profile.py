@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 from django.views.i18n import set_language
 
-from briefing.profiles import profile_language_set
+from briefing.producer.profiles import profile_language_set
 
 
 @require_POST

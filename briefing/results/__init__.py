@@ -1,0 +1,1 @@
+"""The results table and its exports."""
