@@ -23,7 +23,7 @@ from briefing.models import (
     StageRun,
     Turn,
 )
-from briefing.retention import project_archive
+from briefing.upkeep.retention import project_archive
 from briefing.templatetags.labels import stage_title
 from core.admin_mixins import (
     BackOfficeLinkMixin,
@@ -81,7 +81,7 @@ class ProjectAdmin(OwnBriefingsMixin, BackOfficeLinkMixin, ReadOnlyMixin, admin.
     """Status, brief, counters and flags are kept by the services (a completed brief is
     rebuilt, the inbox's counters follow the dead letters): nothing is edited here. A briefing
     is made on the back office (with its stages); the action here archives it through
-    briefing.retention, which records who did."""
+    briefing.upkeep.retention, which records who did."""
 
     project_path = "pk"
     back_office_text = BRIEFING_PAGE_TEXT

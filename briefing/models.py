@@ -78,7 +78,7 @@ class Project(models.Model):
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
     completed_at = models.DateTimeField(_("completed"), null=True, blank=True)
-    # A briefing is never deleted: it is archived (briefing.retention, an event says who and
+    # A briefing is never deleted: it is archived (briefing.upkeep.retention, an event says who and
     # when), and only forgetting its client erases what the client wrote.
     archived_at = models.DateTimeField(_("archived"), null=True, blank=True)
     # The inbox's facts (briefing.common.inbox), rewritten in the transaction of every change, so the
@@ -365,7 +365,7 @@ class BriefingEvent(models.Model):
         # The brief read back to the client by code before completion (`given`: 1, or 2
         # after a correction), whichever agent holds the conversation.
         READ_BACK = "read_back", _("the brief read back to the client")
-        # Archived instead of deleted (briefing.retention); who did it is the actor.
+        # Archived instead of deleted (briefing.upkeep.retention); who did it is the actor.
         PROJECT_ARCHIVED = "project_archived", _("briefing archived")
         # The client was forgotten: their data erased from this briefing, its dead letters
         # and calls; the data holds only how many rows were erased.

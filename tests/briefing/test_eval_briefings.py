@@ -16,7 +16,7 @@ import yaml
 from django.core.management import CommandError, call_command
 
 import briefing
-from briefing.evaluation import conversation_load, conversation_paths, value_matches
+from briefing.playback.evaluation import conversation_load, conversation_paths, value_matches
 from dlq.services import llm_chain
 
 NATURAL = Path(briefing.__file__).resolve().parent / "examples" / "natural"

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from briefing.common.selectors import project_report
-from briefing.simulation import simulation_run
+from briefing.playback.simulation import simulation_run
 from core.errors import ApplicationError
 from dlq.services import llm_chain
 

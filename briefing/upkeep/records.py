@@ -1,6 +1,6 @@
 """The briefing app's side of studio's memory (studio.records): completed briefings as a
 client's history, and erasing the client from every briefing of theirs when the client is
-forgotten (briefing.retention)."""
+forgotten (briefing.upkeep.retention)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.db import connection
 from django.db.models import Q
 
 from briefing.models import Project
-from briefing.retention import client_briefings_erase
+from briefing.upkeep.retention import client_briefings_erase
 from studio.records import PastBriefing
 
 FIELDS = ("id", "title", "profile", "completed_at", "created_at")

@@ -17,7 +17,7 @@ import yaml
 
 from briefing.models import Project
 from briefing.reader.chatter import is_chatter
-from briefing.simulation import simulation_run
+from briefing.playback.simulation import simulation_run
 
 _QUOTES = re.compile(r"[«»\"“”„‘’'`]")
 _SPACES = re.compile(r"\s+")

@@ -14,7 +14,7 @@ from django.utils.translation import gettext
 from pydantic import ValidationError
 
 from briefing.turn.completion import brief_finish
-from briefing.dead_letters import turn_dead_letters_erase
+from briefing.upkeep.dead_letters import turn_dead_letters_erase
 from briefing.common.events import event_record
 from briefing.common.inbox import project_lock
 from briefing.models import BriefingEvent, BriefingNote, LockedEntity, Project, StageRun, Turn

@@ -1,0 +1,1 @@
+"""Conversations played from files through the real road."""

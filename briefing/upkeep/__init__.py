@@ -1,0 +1,1 @@
+"""Upkeep of briefings after the conversation."""
