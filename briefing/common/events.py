@@ -1,6 +1,6 @@
 """Recording a briefing's domain events one at a time (a person's change, a client's refused
 message, a completion): the event row, then the inbox's facts in the same transaction. A
-turn's own events are written in bulk with the turn (briefing.turn.turn_outcome)."""
+turn's own events are written in bulk with the turn (briefing.turn.outcome)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from typing import IO, Any
 
 from django.utils import timezone
 
-from briefing.results.results import Column
+from briefing.results.table import Column
 from briefing.stages.summaries import format_number
 
 # A cell a spreadsheet would run as a formula (OWASP's CSV injection list). A phone or a

@@ -1,8 +1,8 @@
 """The turn, step by step: claim → takeover check → level-0 guard → language → pre-parse →
 the current stage's agent → gate → advance → reply. Model calls happen outside any
 transaction; everything the turn changes is written in one transaction at its end
-(briefing.turn.turn_outcome), and only if the turn is still this worker's claim
-(briefing.turn.turn_claims)."""
+(briefing.turn.outcome), and only if the turn is still this worker's claim
+(briefing.turn.claims)."""
 
 from __future__ import annotations
 
@@ -56,9 +56,9 @@ from briefing.stages.readers import read_contact
 from briefing.stages.registry import stages_for
 from briefing.common.texts import text as code_text
 from briefing.turn.tool_use import memory_prefill, turn_tools_run
-from briefing.turn.turn_claims import late_answer_claim, turn_claim_fail, turn_claim_next
-from briefing.turn.turn_outcome import turn_commit
-from briefing.turn.turn_work import Reply, TurnWork
+from briefing.turn.claims import late_answer_claim, turn_claim_fail, turn_claim_next
+from briefing.turn.outcome import turn_commit
+from briefing.turn.work import Reply, TurnWork
 from core.log_context import log_context_bind
 from llmkit.guard import guard_check, guard_reply
 from llmkit.language import detect_language

@@ -202,7 +202,7 @@ def test_keyset_pages_cover_every_briefing_once(producer):
 
 
 def test_the_dashboard_pages_with_a_cursor(producer_client, producer, monkeypatch):
-    monkeypatch.setattr("briefing.producer.views_producer.DASHBOARD_PAGE_SIZE", 2)
+    monkeypatch.setattr("briefing.producer.views.DASHBOARD_PAGE_SIZE", 2)
     for i in range(3):
         project_create(title=f"Briefing {i}", producer=producer)
     first = producer_client.get(reverse("dashboard")).content.decode()
@@ -363,13 +363,13 @@ def test_a_whole_conversation_keeps_the_stored_facts_without_recomputing_them(
     import yaml
 
     import briefing.common.events
-    import briefing.turn.turn_outcome
+    import briefing.turn.outcome
 
     example = Path(briefing.common.events.__file__).parents[1] / "examples" / "ru_orderly.yaml"
     messages = [step["client"] for step in yaml.safe_load(example.read_text("utf-8"))["turns"]]
     recomputed = []
     # Every module that recomputes the facts: a turn's writing, and a recorded event.
-    for module in (briefing.turn.turn_outcome, briefing.common.events):
+    for module in (briefing.turn.outcome, briefing.common.events):
         original = module.inbox_refresh
 
         def counting(*, project_id, original=original):

@@ -18,7 +18,7 @@ from briefing.services import (
     turn_append,
 )
 from briefing.tasks import project_drain
-from briefing.turn.turn_claims import turn_claim_next
+from briefing.turn.claims import turn_claim_next
 from dlq.models import DeadLetter, StructuredCall
 from dlq.services import dead_letter_fix_apply
 from tests.briefing.conftest import FIXED_INTRO

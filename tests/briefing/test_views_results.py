@@ -14,7 +14,7 @@ from django.http import StreamingHttpResponse
 from django.urls import reverse
 from django.utils import timezone
 
-from briefing.results import views_results
+from briefing.results import views as results_views
 from briefing.models import Project
 from briefing.services import field_correct, project_create
 
@@ -159,7 +159,7 @@ def test_a_bad_filter_filters_nothing_and_says_why(client, manager, briefs):
 
 def test_pages_by_keyset_and_htmx_appends_the_next_page(client, manager, briefs, monkeypatch):
     done, started, other = briefs
-    monkeypatch.setattr(views_results, "PAGE_SIZE", 2)
+    monkeypatch.setattr(results_views, "PAGE_SIZE", 2)
     client.force_login(manager)
     first = client.get(reverse("results"))
     assert rows(first) == [other.pk, started.pk]

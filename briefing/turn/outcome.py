@@ -22,7 +22,7 @@ from briefing.common.inbox import (
 )
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.common.texts import text as code_text
-from briefing.turn.turn_work import (
+from briefing.turn.work import (
     CLAIMS_LOST,
     PROCESSING_ERROR,
     STAGE_STATE_FIELDS,

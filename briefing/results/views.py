@@ -19,7 +19,7 @@ from briefing.common.access import projects_for_user
 from briefing.results.exports import cell_text, csv_lines, xlsx_write
 from briefing.common.labels import label_language
 from briefing.models import Project
-from briefing.results.results import (
+from briefing.results.table import (
     STATUS_LABELS,
     results_columns,
     results_filter,

@@ -1,5 +1,5 @@
 """A turn's work: everything a turn decides, held in memory until the final transaction
-(briefing.turn.turn_outcome writes it), and the one way to begin it for a claimed turn."""
+(briefing.turn.outcome writes it), and the one way to begin it for a claimed turn."""
 
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ from django.db.models import Q, Subquery
 from django.utils import timezone
 
 from briefing.models import Project, StageRun, Turn
-from briefing.turn.turn_outcome import turn_dead_letter_lost
-from briefing.turn.turn_work import CLAIMS_LOST, PROCESSING_ERROR, TurnWork, briefing_state_read
+from briefing.turn.outcome import turn_dead_letter_lost
+from briefing.turn.work import CLAIMS_LOST, PROCESSING_ERROR, TurnWork, briefing_state_read
 from core.errors import ApplicationError
 
 
