@@ -23,8 +23,8 @@ from briefing.models import (
     StageRun,
     Turn,
 )
-from briefing.upkeep.retention import project_archive
 from briefing.templatetags.labels import stage_title
+from briefing.upkeep.retention import project_archive
 from core.admin_mixins import (
     BackOfficeLinkMixin,
     NoEditMixin,

@@ -81,8 +81,8 @@ class Project(models.Model):
     # A briefing is never deleted: it is archived (briefing.upkeep.retention, an event says who and
     # when), and only forgetting its client erases what the client wrote.
     archived_at = models.DateTimeField(_("archived"), null=True, blank=True)
-    # The inbox's facts (briefing.common.inbox), rewritten in the transaction of every change, so the
-    # dashboard reads one page of rows instead of aggregating turns and events.
+    # The inbox's facts (briefing.common.inbox), rewritten in the transaction of every change, so
+    # the dashboard reads one page of rows instead of aggregating turns and events.
     waiting_for = models.CharField(max_length=10, default="client")
     needs_reason = models.CharField(max_length=24, blank=True)  # why a person is needed now
     needs_since = models.DateTimeField(null=True, blank=True)

@@ -4,8 +4,8 @@ from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
 
-from briefing.turn.orchestrator import project_turns_drain
 from briefing.turn.claims import turns_pending_project_ids
+from briefing.turn.orchestrator import project_turns_drain
 
 
 @shared_task(bind=True, acks_late=True, max_retries=None)

@@ -13,9 +13,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from briefing.common.texts import text as code_text
 from briefing.models import Project, RevokedClientLink, Turn
 from briefing.services import MAX_CLIENT_TEXT, client_message_receive
-from briefing.common.texts import text as code_text
 from config.client_ip import client_ip
 from core.errors import ApplicationError
 from core.input import plain_int

@@ -35,8 +35,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.utils.translation import ngettext
 
-from briefing.models import BriefingEvent, Project, StaffProfile, Turn
 from briefing.common.status import PENDING_TURN, WaitingFor
+from briefing.models import BriefingEvent, Project, StaffProfile, Turn
 
 Kind = BriefingEvent.Kind
 PAGE_SIZE = 50

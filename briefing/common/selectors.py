@@ -26,6 +26,7 @@ from django.db.models import (
 from django.utils import timezone
 
 from briefing.common.inbox import InboxFacts, inbox_facts
+from briefing.common.status import PENDING_TURN, WaitingFor
 from briefing.models import (
     BriefingEvent,
     BriefingNote,
@@ -35,7 +36,6 @@ from briefing.models import (
     StageRun,
     Turn,
 )
-from briefing.common.status import PENDING_TURN, WaitingFor
 from dlq.ledger import ledger_turn_costs
 from dlq.models import DeadLetter
 from dlq.selectors import share_or_none

@@ -16,8 +16,8 @@ from unittest import mock
 import yaml
 
 from briefing.models import Project
-from briefing.reader.chatter import is_chatter
 from briefing.playback.simulation import simulation_run
+from briefing.reader.chatter import is_chatter
 
 _QUOTES = re.compile(r"[«»\"“”„‘’'`]")
 _SPACES = re.compile(r"\s+")

@@ -16,14 +16,14 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _lazy
 
-from briefing.turn.field_states import ASKED, CONFIRMED, LEFT, READ, TO_CHECK, asks, field_state
 from briefing.common.inbox import INBOX_VIEWS, inbox_view
 from briefing.common.labels import field_label
-from briefing.models import Project
 from briefing.common.selectors import ASSIGNEE_GROUPS, assignees, person_name
+from briefing.common.status import WaitingFor
+from briefing.models import Project
 from briefing.stages.base import LANGUAGES, StageSpec, is_empty
 from briefing.stages.readers import read_budget
-from briefing.common.status import WaitingFor
+from briefing.turn.field_states import ASKED, CONFIRMED, LEFT, READ, TO_CHECK, asks, field_state
 from core.errors import ApplicationError
 from llmkit.extract import find_deadlines
 

@@ -23,6 +23,23 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseClientRedirect
 
 from briefing.common.access import project_for_user, projects_for_user
+from briefing.common.inbox import (
+    NEEDS,
+    inbox_mark_read,
+    inbox_page,
+    inbox_seen,
+    inbox_unread_total,
+    inbox_version,
+)
+from briefing.common.selectors import (
+    canned_replies,
+    person_name,
+    project_notes,
+    project_page_reads,
+    workers_stalled_minutes,
+)
+from briefing.common.status import StageRow, activity_lines, stage_rows, status_lines
+from briefing.models import CannedReply, Project, StageRun, Turn
 from briefing.producer.forms import (
     LANGUAGE_CHOICES as BRIEFING_LANGUAGES,
 )
@@ -36,23 +53,6 @@ from briefing.producer.forms import (
     field_inputs,
     field_shown,
     field_value,
-)
-from briefing.common.inbox import (
-    NEEDS,
-    inbox_mark_read,
-    inbox_page,
-    inbox_seen,
-    inbox_unread_total,
-    inbox_version,
-)
-from briefing.models import CannedReply, Project, StageRun, Turn
-from briefing.turn.routing import briefing_cost, project_strong_model_set
-from briefing.common.selectors import (
-    canned_replies,
-    person_name,
-    project_notes,
-    project_page_reads,
-    workers_stalled_minutes,
 )
 from briefing.services import (
     canned_reply_remove,
@@ -82,7 +82,7 @@ from briefing.services import (
     takeover_start,
 )
 from briefing.stages.registry import spec_for
-from briefing.common.status import StageRow, activity_lines, stage_rows, status_lines
+from briefing.turn.routing import briefing_cost, project_strong_model_set
 from config.http import HtmxHttpRequest
 from core.errors import ApplicationError
 from core.input import plain_int

@@ -16,9 +16,9 @@ from django.utils.translation import get_language
 from django.views.decorators.http import require_GET
 
 from briefing.common.access import projects_for_user
-from briefing.results.exports import cell_text, csv_lines, xlsx_write
 from briefing.common.labels import label_language
 from briefing.models import Project
+from briefing.results.exports import cell_text, csv_lines, xlsx_write
 from briefing.results.table import (
     STATUS_LABELS,
     results_columns,

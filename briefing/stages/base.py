@@ -73,7 +73,8 @@ class StageSpec:
 
     def missing(self, values: Mapping[str, Any], left: Iterable[str] = ()) -> list[str]:
         """Required fields still empty (None, "", [] count as empty; False does not), but for
-        those `left` for the producer (briefing.turn.field_states): the gate does not wait for them."""
+        those `left` for the producer (briefing.turn.field_states): the gate does not wait for
+        them."""
         left = frozenset(left)
         return [n for n in self.required if is_empty(values.get(n)) and n not in left]
 

@@ -11,9 +11,9 @@ from django import template
 from django.utils.translation import gettext
 
 from briefing.common import labels
+from briefing.common.status import WaitingFor
 from briefing.stages.registry import BRIEFING_TYPES
 from briefing.stages.registry import stage_title as registry_stage_title
-from briefing.common.status import WaitingFor
 
 register = template.Library()
 

@@ -10,11 +10,11 @@ from typing import Any
 
 from django.conf import settings
 
+from briefing.stages.base import StageSpec, is_empty
+from briefing.stages.registry import spec_for
 from briefing.turn.context import stage_prompt
 from briefing.turn.dialogue import rules_reply
 from briefing.turn.field_states import exhausted, left_fields
-from briefing.stages.base import StageSpec, is_empty
-from briefing.stages.registry import spec_for
 from briefing.turn.tool_use import FINAL_ANSWER_RULES, sources_validator
 from core.input import long_runs_blank
 from dlq.models import StructuredCall

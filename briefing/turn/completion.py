@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from briefing.turn.brief import Brief, brief_markdown
 from briefing.common.events import event_record
 from briefing.models import BriefingEvent, Project, StageRun
 from briefing.stages.registry import stages_for
+from briefing.turn.brief import Brief, brief_markdown
 from webhooks.events import brief_completed_emit
 
 # The languages a brief is written in; a conversation in another one gets an English brief.

@@ -14,8 +14,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from briefing.turn.field_states import exhausted, left_fields
 from briefing.stages.base import StageSpec, is_empty
+from briefing.turn.field_states import exhausted, left_fields
 from llmkit.language import reply_language_block
 from llmkit.prompt import Prompt, PromptBlock, build_prompt, stable_json
 

@@ -12,6 +12,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from briefing.reader.chatter import NAME_WORDS_MAX, declines, is_chatter, not_a_value
+from briefing.stages.base import StageSpec, is_empty
+from briefing.stages.readers import read_budget, read_currency, read_deadline
+from briefing.stages.summaries import format_value
 from briefing.turn.field_states import (
     LEFT,
     TO_CHECK,
@@ -21,10 +25,6 @@ from briefing.turn.field_states import (
     left_fields,
     state_of,
 )
-from briefing.reader.chatter import NAME_WORDS_MAX, declines, is_chatter, not_a_value
-from briefing.stages.base import StageSpec, is_empty
-from briefing.stages.readers import read_budget, read_currency, read_deadline
-from briefing.stages.summaries import format_value
 from llmkit.extract import find_money
 
 # Fields the reader reads itself (names, contacts, amounts, dates): a direct answer to them

@@ -9,10 +9,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from briefing.turn.completion import project_profile_sync
 from briefing.common.events import event_record
 from briefing.models import BriefingEvent, LockedEntity, Project, StageRun
 from briefing.stages.registry import spec_for
+from briefing.turn.completion import project_profile_sync
 
 Kind = BriefingEvent.Kind
 

@@ -17,7 +17,15 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.utils import timezone
 
+from briefing.common.texts import text as code_text
+from briefing.models import BriefingEvent, Project, StageRun, Turn
+from briefing.reader.chatter import is_closing, is_confirmation, is_greeting, not_a_value
+from briefing.reader.contacts import contacts_merged
+from briefing.stages.base import StageSpec, is_empty
+from briefing.stages.readers import read_contact
+from briefing.stages.registry import stages_for
 from briefing.turn.agents import StageCall, stage_agent_run, stage_messages
+from briefing.turn.claims import late_answer_claim, turn_claim_fail, turn_claim_next
 from briefing.turn.completion import brief_finish
 from briefing.turn.dialogue import READBACK_FIELDS, readback
 from briefing.turn.field_states import (
@@ -33,9 +41,7 @@ from briefing.turn.field_states import (
     with_readback,
     with_state,
 )
-from briefing.models import BriefingEvent, Project, StageRun, Turn
-from briefing.reader.chatter import is_closing, is_confirmation, is_greeting, not_a_value
-from briefing.reader.contacts import contacts_merged
+from briefing.turn.outcome import turn_commit
 from briefing.turn.reading import (
     asked_fields,
     last_question,
@@ -51,13 +57,7 @@ from briefing.turn.routing import (
     stage_call_options,
     turn_route_decide,
 )
-from briefing.stages.base import StageSpec, is_empty
-from briefing.stages.readers import read_contact
-from briefing.stages.registry import stages_for
-from briefing.common.texts import text as code_text
 from briefing.turn.tool_use import memory_prefill, turn_tools_run
-from briefing.turn.claims import late_answer_claim, turn_claim_fail, turn_claim_next
-from briefing.turn.outcome import turn_commit
 from briefing.turn.work import Reply, TurnWork
 from core.log_context import log_context_bind
 from llmkit.guard import guard_check, guard_reply

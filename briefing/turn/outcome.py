@@ -20,8 +20,8 @@ from briefing.common.inbox import (
     project_lock,
     project_lock_after,
 )
-from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.common.texts import text as code_text
+from briefing.models import BriefingEvent, LockedEntity, Project, StageRun, Turn
 from briefing.turn.work import (
     CLAIMS_LOST,
     PROCESSING_ERROR,

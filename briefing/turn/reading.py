@@ -14,13 +14,13 @@ from typing import Any
 from django.utils import timezone
 from pydantic import ValidationError
 
-from briefing.turn.field_states import read_confidence, with_read
 from briefing.models import BriefingEvent, StageRun, Turn
 from briefing.reader import ANSWER, CORRECTION, MENTION, Finding, Reading
 from briefing.reader import message_read as _message_read
 from briefing.reader.contacts import contacts_merged
 from briefing.reader.findings import ANY_DAY
 from briefing.stages.base import is_empty
+from briefing.turn.field_states import read_confidence, with_read
 
 Kind = BriefingEvent.Kind
 # Fields whose value a later explicit statement replaces even without a correction marker

@@ -15,12 +15,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 
 from briefing.common.access import projects_for_user
-from briefing.turn.agents import stage_answer_check
 from briefing.common.inbox import inbox_dead_letters_refresh
 from briefing.common.labels import field_label
 from briefing.models import Turn
-from briefing.turn.orchestrator import turn_answer_apply, turn_replay
 from briefing.stages.registry import spec_for
+from briefing.turn.agents import stage_answer_check
+from briefing.turn.orchestrator import turn_answer_apply, turn_replay
 from core.errors import ApplicationError, ErrorCode
 from dlq.fix_form import AnswerForm
 from dlq.ledger import briefing_session

@@ -13,12 +13,12 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext
 from pydantic import ValidationError
 
-from briefing.turn.completion import brief_finish
-from briefing.upkeep.dead_letters import turn_dead_letters_erase
 from briefing.common.events import event_record
 from briefing.common.inbox import project_lock
 from briefing.models import BriefingEvent, BriefingNote, LockedEntity, Project, StageRun, Turn
 from briefing.reader.contacts import contact_parts
+from briefing.turn.completion import brief_finish
+from briefing.upkeep.dead_letters import turn_dead_letters_erase
 from studio.memory import company_key, contact_key
 from webhooks.models import WebhookDelivery
 

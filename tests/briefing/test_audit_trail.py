@@ -15,7 +15,6 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from api.models import ApiToken
-from briefing.turn.completion import project_complete_if_done
 from briefing.models import (
     BriefingEvent,
     BriefingNote,
@@ -26,6 +25,7 @@ from briefing.models import (
     Turn,
 )
 from briefing.services import field_correct, note_add, project_create, turn_receive
+from briefing.turn.completion import project_complete_if_done
 from dlq.models import DeadLetter, DeadLetterAction, StructuredCall
 from dlq.services import dead_letter_create
 from llmkit.parse import FieldError

@@ -10,9 +10,9 @@ import pytest
 from markdown_it import MarkdownIt
 from pydantic import ValidationError
 
-from briefing.turn.brief import Brief, brief_json_schema, brief_markdown, markdown_escape
 from briefing.stages.registry import stages_for
 from briefing.stages.summaries import THIN_SPACE
+from briefing.turn.brief import Brief, brief_json_schema, brief_markdown, markdown_escape
 
 STAGES = stages_for("production")
 

@@ -19,11 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from briefing.turn.field_states import MAX_ASKS
 from briefing.models import Project, StageRun, Turn
 from briefing.reader.chatter import is_chatter
 from briefing.services import project_create
 from briefing.stages.registry import stages_for
+from briefing.turn.field_states import MAX_ASKS
 
 pytestmark = pytest.mark.django_db
 

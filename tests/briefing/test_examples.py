@@ -21,8 +21,8 @@ from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
 import briefing
-from briefing.models import Project, Turn
 from briefing.common.selectors import project_report, stage_closed_by
+from briefing.models import Project, Turn
 from briefing.playback.simulation import simulation_run
 from briefing.stages.base import is_empty
 from briefing.stages.registry import stage_by_key

@@ -6,7 +6,13 @@ import pytest
 from django.template import Context, Template
 from django.utils import translation
 
-from briefing.common.labels import FIELD_LABELS, field_label, field_labels, label_language, lock_label
+from briefing.common.labels import (
+    FIELD_LABELS,
+    field_label,
+    field_labels,
+    label_language,
+    lock_label,
+)
 from briefing.stages.registry import BRIEFING_TYPES
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from briefing.models import Turn
 from briefing.common.selectors import waiting_for
-from briefing.services import producer_message_post
 from briefing.common.status import event_line
 from briefing.common.texts import text as code_text
+from briefing.models import Turn
+from briefing.services import producer_message_post
 from dlq.models import StructuredCall
 from llmkit.guard import guard_check, guard_reply
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from briefing.turn import context
 from briefing.stages.registry import stages_for
+from briefing.turn import context
 from llmkit.language import reply_language_block
 from llmkit.prompt import estimate_tokens
 

@@ -9,9 +9,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from briefing.common.selectors import lock_proposals_pending
 from briefing.models import BriefingEvent, LockedEntity, StageRun, Turn
 from briefing.reader.chatter import is_chatter
-from briefing.common.selectors import lock_proposals_pending
 from briefing.services import project_create
 
 Kind = BriefingEvent.Kind

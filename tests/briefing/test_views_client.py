@@ -12,10 +12,10 @@ from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 
-from briefing.turn import limits
 from briefing.models import Turn
 from briefing.services import client_message_receive, project_create
 from briefing.tasks import turns_sweep
+from briefing.turn import limits
 
 pytestmark = pytest.mark.django_db
 

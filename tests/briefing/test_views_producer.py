@@ -9,10 +9,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from briefing.models import LockedEntity, Project, StageRun, Turn
 from briefing.common.selectors import waiting_for
-from briefing.services import project_create, takeover_start, turn_receive
 from briefing.common.status import WaitingFor
+from briefing.models import LockedEntity, Project, StageRun, Turn
+from briefing.services import project_create, takeover_start, turn_receive
 
 pytestmark = pytest.mark.django_db
 

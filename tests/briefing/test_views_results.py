@@ -14,8 +14,8 @@ from django.http import StreamingHttpResponse
 from django.urls import reverse
 from django.utils import timezone
 
-from briefing.results import views as results_views
 from briefing.models import Project
+from briefing.results import views as results_views
 from briefing.services import field_correct, project_create
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,8 @@ import openpyxl
 import pytest
 from django.utils import timezone
 
-from briefing.results import views as results_views
 from briefing.models import Project
+from briefing.results import views as results_views
 from briefing.services import field_correct, project_create
 from tests.conftest import user_in_group
 

@@ -12,10 +12,10 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from briefing.turn.agents import StageCall, _tool_blocks
 from briefing.models import Project
 from briefing.services import project_create, turn_receive
 from briefing.stages.registry import stage_by_key
+from briefing.turn.agents import StageCall, _tool_blocks
 from briefing.turn.tool_use import TurnTools
 from llmkit.tools import ToolSession
 from studio.memory import (
