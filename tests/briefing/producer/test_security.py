@@ -16,7 +16,7 @@ from briefing.models import Turn
 from briefing.services import turn_append
 
 pytestmark = pytest.mark.django_db
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 HOSTILE = [
     "<script>alert('x')</script>",

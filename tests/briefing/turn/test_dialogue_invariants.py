@@ -27,7 +27,7 @@ from briefing.turn.field_states import MAX_ASKS
 
 pytestmark = pytest.mark.django_db
 
-CORPUS = Path(__file__).resolve().parents[1] / "corpora" / "client-sentences"
+CORPUS = Path(__file__).resolve().parents[2] / "corpora" / "client-sentences"
 SENTENCES = {
     language: [json.loads(line)["text"] for line in (CORPUS / f"{language}.jsonl").open()]
     for language in ("ru", "uk", "en")
