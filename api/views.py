@@ -22,10 +22,10 @@ from rest_framework.views import APIView
 from api import serializers as s
 from api.models import ApiToken, TokenProject
 from api.pagination import Keyset
-from briefing.access import projects_for_user
-from briefing.brief import Brief, brief_json_schema
+from briefing.common.access import projects_for_user
 from briefing.models import BriefingEvent, Project
 from briefing.services import client_message_receive, project_create
+from briefing.turn.brief import Brief, brief_json_schema
 from crm.models import Lead
 from dlq.models import DeadLetter
 

@@ -7,7 +7,7 @@ documented rule (tests/llmkit/caching_server.py), per provider and per stage.
 
 The model behind the server is scripted: it answers each stage call with what the rules agent
 answers for the same stage call (the bench hands it the StageCall the orchestrator built), and
-in a tool step it calls the tool the client's message asks for (briefing.tool_use's own
+in a tool step it calls the tool the client's message asks for (briefing.turn.tool_use's own
 intents), so the conversations take the rules agent's course while every prompt goes over the
 wire as a model's would. The studio's demo data is loaded (tools are offered) unless
 --no-studio. Each provider gets its own server (OpenAI-compatible: one cache for the whole
@@ -63,8 +63,8 @@ class RulesMirror:
         self.call: Any = None  # the StageCall the orchestrator built last
 
     def __call__(self, request: Any) -> Any:
-        from briefing.dialogue import rules_reply
-        from briefing.tool_use import tool_intents
+        from briefing.turn.dialogue import rules_reply
+        from briefing.turn.tool_use import tool_intents
         from tests.llmkit.caching_server import ModelAnswer
 
         call = self.call
@@ -82,7 +82,7 @@ class RulesMirror:
 
     def attach(self) -> None:
         """Record every StageCall the orchestrator builds or runs (the turn's stage call)."""
-        import briefing.orchestrator as orchestrator
+        import briefing.turn.orchestrator as orchestrator
 
         built, run = orchestrator.StageCall, orchestrator.stage_agent_run
 

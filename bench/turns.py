@@ -159,8 +159,8 @@ def overhead(briefings: int) -> None:
 def monolithic_tokens(history: list[tuple[str, str]], language: str) -> int:
     """One prompt holding every stage's instructions and schema and the whole history: what
     a single-agent design sends on every turn."""
-    from briefing.context import CORE_RULES
     from briefing.stages.registry import stages_for
+    from briefing.turn.context import CORE_RULES
     from llmkit.language import reply_language_block
     from llmkit.prompt import estimate_tokens, stable_json
 

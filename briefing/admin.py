@@ -9,8 +9,8 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from briefing.access import projects_for_user
-from briefing.labels import lock_label
+from briefing.common.access import projects_for_user
+from briefing.common.labels import lock_label
 from briefing.models import (
     BriefingEvent,
     BriefingNote,
@@ -23,8 +23,8 @@ from briefing.models import (
     StageRun,
     Turn,
 )
-from briefing.retention import project_archive
 from briefing.templatetags.labels import stage_title
+from briefing.upkeep.retention import project_archive
 from core.admin_mixins import (
     BackOfficeLinkMixin,
     NoEditMixin,
@@ -41,7 +41,7 @@ BRIEFING_PAGE_TEXT = _("The briefing's page, which checks and records every chan
 
 
 class OwnBriefingsMixin:
-    """Rows of the briefings the user may see (briefing.access): a producer's own, all for a
+    """Rows of the briefings the user may see (briefing.common.access): a producer's own, all for a
     manager or a superuser. `project_path` leads from the row to its briefing."""
 
     project_path = "project"
@@ -81,7 +81,7 @@ class ProjectAdmin(OwnBriefingsMixin, BackOfficeLinkMixin, ReadOnlyMixin, admin.
     """Status, brief, counters and flags are kept by the services (a completed brief is
     rebuilt, the inbox's counters follow the dead letters): nothing is edited here. A briefing
     is made on the back office (with its stages); the action here archives it through
-    briefing.retention, which records who did."""
+    briefing.upkeep.retention, which records who did."""
 
     project_path = "pk"
     back_office_text = BRIEFING_PAGE_TEXT

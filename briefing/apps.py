@@ -12,12 +12,12 @@ class BriefingConfig(AppConfig):
         from django.core import checks
         from django.db.models.signals import post_migrate
 
-        from briefing.dead_letters import SOURCE_KIND, BriefingTurnSource
-        from briefing.limits import rates_check
-        from briefing.profiles import profile_language_restore
-        from briefing.records import CompletedBriefings
-        from briefing.roles import roles_ensure_after_migrate
-        from briefing.selectors import turn_figures
+        from briefing.common.roles import roles_ensure_after_migrate
+        from briefing.common.selectors import turn_figures
+        from briefing.producer.profiles import profile_language_restore
+        from briefing.turn.limits import rates_check
+        from briefing.upkeep.dead_letters import SOURCE_KIND, BriefingTurnSource
+        from briefing.upkeep.records import CompletedBriefings
         from dlq.figures import turn_figures_register
         from dlq.sources import dead_letter_source_register
         from studio.records import records_register

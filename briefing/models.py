@@ -19,7 +19,7 @@ def _client_token() -> str:
 
 class Project(models.Model):
     """One client's briefing. `profile` holds every stage's fields (stage key → fields),
-    read and written through `briefing.brief` models, never as loose dicts elsewhere."""
+    read and written through `briefing.turn.brief` models, never as loose dicts elsewhere."""
 
     class Status(models.TextChoices):
         # Labels translated for the back office (lazy, so the migrations see the same text).
@@ -64,7 +64,7 @@ class Project(models.Model):
     profile = models.JSONField(default=dict, blank=True)
     brief = models.JSONField(null=True, blank=True)
     summary_markdown = models.TextField(blank=True)
-    # The number of the briefing's last turn, taken with the row's lock (briefing.inbox's
+    # The number of the briefing's last turn, taken with the row's lock (briefing.common.inbox's
     # project_lock): the next writer, once it has the row, sees the number the one before it
     # committed, which a MAX(seq) in the locking statement does not (its snapshot is older).
     last_seq = models.PositiveIntegerField(default=0)
@@ -78,11 +78,11 @@ class Project(models.Model):
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
     completed_at = models.DateTimeField(_("completed"), null=True, blank=True)
-    # A briefing is never deleted: it is archived (briefing.retention, an event says who and
+    # A briefing is never deleted: it is archived (briefing.upkeep.retention, an event says who and
     # when), and only forgetting its client erases what the client wrote.
     archived_at = models.DateTimeField(_("archived"), null=True, blank=True)
-    # The inbox's facts (briefing.inbox), rewritten in the transaction of every change, so the
-    # dashboard reads one page of rows instead of aggregating turns and events.
+    # The inbox's facts (briefing.common.inbox), rewritten in the transaction of every change, so
+    # the dashboard reads one page of rows instead of aggregating turns and events.
     waiting_for = models.CharField(max_length=10, default="client")
     needs_reason = models.CharField(max_length=24, blank=True)  # why a person is needed now
     needs_since = models.DateTimeField(null=True, blank=True)
@@ -94,14 +94,14 @@ class Project(models.Model):
     inbox_rank = models.PositiveSmallIntegerField(default=1)
     inbox_key = models.BigIntegerField(default=0)
     inbox_changed_at = models.DateTimeField(null=True, blank=True)
-    # What a dashboard row flags, kept in the transactions that change it (briefing.inbox):
+    # What a dashboard row flags, kept in the transactions that change it (briefing.common.inbox):
     # open dead letters of its turns (and the newest one, the row's link), blocked renames of a
     # locked entity and holding replies sent.
     open_dead_letters = models.PositiveIntegerField(default=0)
     open_dead_letter_id = models.BigIntegerField(null=True, blank=True)
     lock_violations = models.PositiveIntegerField(default=0)
     holding_replies = models.PositiveIntegerField(default=0)
-    # The conversation's state in the inbox (briefing.inbox), apart from the briefing's own:
+    # The conversation's state in the inbox (briefing.common.inbox), apart from the briefing's own:
     # resolved by a producer, or snoozed until a time; the client's next message ends both.
     resolved_at = models.DateTimeField(null=True, blank=True)
     snoozed_until = models.DateTimeField(null=True, blank=True)
@@ -177,7 +177,7 @@ class StageRun(models.Model):
     # The conversation went past it once the pre-parse had closed it (its stage_skipped event
     # is recorded, once): kept on the row so that a turn does not search the events for it.
     skipped = models.BooleanField(default=False)
-    # What the dialogue knows of each field beyond its value (briefing.field_states): how
+    # What the dialogue knows of each field beyond its value (briefing.turn.field_states): how
     # often the agent asked for it, and whether it is left for the producer or to be checked.
     dialogue = models.JSONField(default=dict, blank=True)
 
@@ -348,7 +348,7 @@ class BriefingEvent(models.Model):
         STRONG_MODEL_SET = "strong_model_set", _("strong model switched")
         # The client wrote after completion: appended to the brief, the producer told.
         ADDITIONAL_REQUEST = "additional_request", _("the client asked for more after completion")
-        # A stage agent's call of a studio tool (briefing.tool_use): name, arguments, size.
+        # A stage agent's call of a studio tool (briefing.turn.tool_use): name, arguments, size.
         TOOL_CALLED = "tool_called", _("studio data looked up")
         # Level 1 found a request for a person or a complaint: the producer should answer.
         ATTENTION_REQUESTED = "attention_requested", _("the client asks for a person")
@@ -358,14 +358,14 @@ class BriefingEvent(models.Model):
         # kind, the old line and the new one (empty when removed).
         MEMORY_CORRECTED = "memory_corrected", _("client memory corrected")
         # A required field asked twice without an answer, or declined by the client: the
-        # conversation goes on without it and the producer fills it (briefing.field_states).
+        # conversation goes on without it and the producer fills it (briefing.turn.field_states).
         FIELD_LEFT_FOR_PRODUCER = "field_left_for_producer", _("field left for the producer")
         # The reply to a question asked twice, taken as its answer: the producer checks it.
         FIELD_TO_CHECK = "field_to_check", _("field to check")
         # The brief read back to the client by code before completion (`given`: 1, or 2
         # after a correction), whichever agent holds the conversation.
         READ_BACK = "read_back", _("the brief read back to the client")
-        # Archived instead of deleted (briefing.retention); who did it is the actor.
+        # Archived instead of deleted (briefing.upkeep.retention); who did it is the actor.
         PROJECT_ARCHIVED = "project_archived", _("briefing archived")
         # The client was forgotten: their data erased from this briefing, its dead letters
         # and calls; the data holds only how many rows were erased.

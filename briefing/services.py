@@ -17,12 +17,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from pydantic import ValidationError
 
-from briefing.completion import brief_refresh, project_complete_if_done, project_profile_sync
-from briefing.events import event_record
-from briefing.inbox import inbox_turn_received, project_lock
-from briefing.known_data import known_data_fill, known_findings_fill
-from briefing.labels import field_labels, label_language, lock_label
-from briefing.limits import limits_hit, rates_parse
+from briefing.common.events import event_record
+from briefing.common.inbox import inbox_turn_received, project_lock
+from briefing.common.labels import field_labels, label_language, lock_label
+from briefing.common.selectors import assignees, lock_proposals_pending, person_name
 from briefing.models import (
     BriefingEvent,
     BriefingNote,
@@ -33,9 +31,11 @@ from briefing.models import (
     StageRun,
     Turn,
 )
-from briefing.selectors import assignees, lock_proposals_pending, person_name
 from briefing.stages.base import StageSpec
 from briefing.stages.registry import DEFAULT_BRIEFING_TYPE, spec_for, stage_title, stages_for
+from briefing.turn.completion import brief_refresh, project_complete_if_done, project_profile_sync
+from briefing.turn.known_data import known_data_fill, known_findings_fill
+from briefing.turn.limits import limits_hit, rates_parse
 from core.errors import ApplicationError
 from core.log_context import log_context_bind
 from core.queueing import queue_after_commit
@@ -620,7 +620,7 @@ def project_reopen(*, project: Project, user: Any) -> None:
 @transaction.atomic
 def project_snooze(*, project: Project, until: Any, user: Any) -> None:
     """Out of the inbox's open list until `until` (an aware datetime), or earlier when the
-    client writes; the sweep (`briefing.inbox.snoozes_wake`) brings it back on time."""
+    client writes; the sweep (`briefing.common.inbox.snoozes_wake`) brings it back on time."""
     now = timezone.now()
     if until is None or until <= now:
         raise ApplicationError(_("choose a time in the future"))

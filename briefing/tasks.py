@@ -4,8 +4,8 @@ from celery import shared_task
 from celery.signals import worker_init, worker_ready
 from django.conf import settings
 
-from briefing.orchestrator import project_turns_drain
-from briefing.turn_claims import turns_pending_project_ids
+from briefing.turn.claims import turns_pending_project_ids
+from briefing.turn.orchestrator import project_turns_drain
 
 
 @shared_task(bind=True, acks_late=True, max_retries=None)
@@ -49,7 +49,7 @@ def _reader_warm_up(sender=None, **kwargs) -> None:
 @shared_task
 def holding_follow_ups() -> int:
     """Ask producers to follow up holding replies whose dead letter waited too long."""
-    from briefing.inbox import holding_replies_overdue_flag
+    from briefing.common.inbox import holding_replies_overdue_flag
 
     return holding_replies_overdue_flag()
 
@@ -57,7 +57,7 @@ def holding_follow_ups() -> int:
 @shared_task
 def snoozes_wake() -> int:
     """Bring snoozed briefings whose time has come back to the inbox's open list."""
-    from briefing.inbox import snoozes_wake as wake
+    from briefing.common.inbox import snoozes_wake as wake
 
     return wake()
 
@@ -65,6 +65,6 @@ def snoozes_wake() -> int:
 @shared_task
 def unseen_alerts() -> int:
     """E-mail producers whose client's message nobody has seen for BRIEFING_UNSEEN_ALERT_MIN."""
-    from briefing.inbox import unseen_alerts_send
+    from briefing.common.inbox import unseen_alerts_send
 
     return unseen_alerts_send()

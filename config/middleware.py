@@ -75,8 +75,8 @@ class RequestTextMiddleware:
         return HttpResponseBadRequest(page)
 
 
-# The session key holding the language a logged-in user chose (briefing.profiles writes it at
-# login and when they switch).
+# The session key holding the language a logged-in user chose (briefing.producer.profiles writes
+# it at login and when they switch).
 SESSION_LANGUAGE = "staff_language"
 # The languages the back office speaks (settings.LANGUAGES), as codes.
 LANGUAGE_CODES = frozenset(code for code, _ in settings.LANGUAGES)

@@ -124,7 +124,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "briefing.context_processors.inbox",
+                "briefing.producer.context_processors.inbox",
             ],
         },
     },

@@ -1,7 +1,7 @@
 """Leases on work rows: a worker claims a row with one conditional UPDATE (status to its
 working status, `claimed_at` to now), writes its outcome only while that claim is still
 its own, and a claim older than the lease (the worker died) may be taken over. Used by
-inbound messages and webhook deliveries; a turn's claim (briefing.turn_claims) pins the
+inbound messages and webhook deliveries; a turn's claim (briefing.turn.claims) pins the
 claim it read instead, so that it can count the claims lost before it."""
 
 from __future__ import annotations

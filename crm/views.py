@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 from pydantic import BaseModel, ValidationError
 
-from briefing.forms import producer_choices
+from briefing.producer.forms import producer_choices
 from config.http import HtmxHttpRequest
 from core.errors import ApplicationError
 from core.input import text_problem

@@ -253,7 +253,7 @@ def briefings_seed(manager: Any) -> Any:
     the last (a Russian one a producer took over), whose pages the screenshots show."""
     import yaml
 
-    from briefing.simulation import simulation_run
+    from briefing.playback.simulation import simulation_run
 
     project = None
     for name in BRIEFING_EXAMPLES:

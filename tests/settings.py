@@ -17,7 +17,7 @@ CELERY_TASK_ALWAYS_EAGER = True
 # The API's rate limit is tested on its own (tests/api); elsewhere, fuzzing included, it
 # must not get in the way.
 REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"api": "100000/min"}}  # noqa: F405
-# The client chat's rate limits likewise (tests/briefing/test_views_client.py and
+# The client chat's rate limits likewise (tests/briefing/client/test_views_client.py and
 # tests/api/test_messages.py set their own).
 CLIENT_CHAT_RATE_PER_LINK = CLIENT_CHAT_RATE_PER_IP = ["100000/min"]
 # The test client's login() authenticates without a request, which the lockout needs: it

@@ -20,8 +20,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from briefing.models import Project, Turn
+from briefing.playback.simulation import simulation_run
 from briefing.services import project_create, turn_receive
-from briefing.simulation import simulation_run
 from crm.models import InboundMessage, Lead
 from crm.services import Inbound, inbound_store, lead_start_briefing
 from dlq.models import DeadLetter

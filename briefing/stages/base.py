@@ -68,12 +68,13 @@ class StageSpec:
     # "client_name"}. Locks are shared by all stages of a project.
     locks: Mapping[str, str] = field(default_factory=dict)
     # The second, reworded question for each required field (`reasks[language][field]`): a
-    # field is asked at most twice (briefing.field_states), never with the same sentence.
+    # field is asked at most twice (briefing.turn.field_states), never with the same sentence.
     reasks: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def missing(self, values: Mapping[str, Any], left: Iterable[str] = ()) -> list[str]:
         """Required fields still empty (None, "", [] count as empty; False does not), but for
-        those `left` for the producer (briefing.field_states): the gate does not wait for them."""
+        those `left` for the producer (briefing.turn.field_states): the gate does not wait for
+        them."""
         left = frozenset(left)
         return [n for n in self.required if is_empty(values.get(n)) and n not in left]
 

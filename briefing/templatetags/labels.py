@@ -10,10 +10,10 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext
 
-from briefing import labels
+from briefing.common import labels
+from briefing.common.status import WaitingFor
 from briefing.stages.registry import BRIEFING_TYPES
 from briefing.stages.registry import stage_title as registry_stage_title
-from briefing.status import WaitingFor
 
 register = template.Library()
 
@@ -75,7 +75,7 @@ def field_value(value: Any) -> str:
 @register.filter
 def stage_field_items(row: Any) -> list[tuple[str, Any]]:
     """(field, value) of every field of a timeline row's stage, in the stage's order, filled
-    or not (briefing.status.StageRow: `spec.fields`, `run.fields`)."""
+    or not (briefing.common.status.StageRow: `spec.fields`, `run.fields`)."""
     values = row.run.fields or {}
     return [(name, values.get(name)) for name in row.spec.fields]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from briefing.context import MAX_QUOTED_CHARS
+from briefing.turn.context import MAX_QUOTED_CHARS
 
 register = template.Library()
 
@@ -12,7 +12,7 @@ register = template.Library()
 @register.filter
 def shortened_for_model(text: str) -> dict[str, int] | None:
     """{"shown", "total"} characters when the stage agents saw only the start of `text`
-    (briefing.context quotes a turn up to MAX_QUOTED_CHARS); None when they saw it whole.
+    (briefing.turn.context quotes a turn up to MAX_QUOTED_CHARS); None when they saw it whole.
     The transcript always holds the whole text."""
     total = len(text or "")
     if total <= MAX_QUOTED_CHARS:

@@ -9,9 +9,9 @@ import logging
 import pytest
 from django.core.cache import cache
 
-from briefing import limits
 from briefing.models import Turn
 from briefing.tasks import turns_sweep
+from briefing.turn import limits
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from briefing.reader import CORRECTION, message_read
 from briefing.reader.findings import ANY_DAY
-from briefing.reading import _month_restated, _respelt_into
+from briefing.turn.reading import _month_restated, _respelt_into
 
 TODAY = datetime.date(2026, 12, 3)
 

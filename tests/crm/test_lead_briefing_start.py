@@ -29,7 +29,7 @@ REQUEST = (
     "недель. Меня зовут Светлана, +7 916 555-44-33"
 )
 # The client's answers to every question of the briefing but the budget stage's
-# (tests/briefing/test_orchestrator.py's orderly client).
+# (tests/briefing/turn/test_orchestrator.py's orderly client).
 ANSWERS_BUT_BUDGET = [
     "Здравствуйте! Хотим снять ролик.",
     "Анна Петрова, компания «Вкусно»",

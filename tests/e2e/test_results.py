@@ -10,8 +10,8 @@ import openpyxl
 import pytest
 from django.utils import timezone
 
-from briefing import views_results
 from briefing.models import Project
+from briefing.results import views as results_views
 from briefing.services import field_correct, project_create
 from tests.conftest import user_in_group
 
@@ -37,7 +37,7 @@ def completed(title: str, producer, budget: int) -> Project:
 
 
 def test_filter_page_and_export_the_results(live_server, page, producer, monkeypatch):
-    monkeypatch.setattr(views_results, "PAGE_SIZE", 2)
+    monkeypatch.setattr(results_views, "PAGE_SIZE", 2)
     done = [completed(f"Бриф {n}", producer, 100000 * n) for n in (1, 2, 3)]
     project_create(title="Ещё идёт", producer=producer)
     someone_else = project_create(title="Чужой", producer=user_in_group("other", "Producers"))

@@ -12,11 +12,11 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from briefing.agents import StageCall, _tool_blocks
 from briefing.models import Project
 from briefing.services import project_create, turn_receive
 from briefing.stages.registry import stage_by_key
-from briefing.tool_use import TurnTools
+from briefing.turn.agents import StageCall, _tool_blocks
+from briefing.turn.tool_use import TurnTools
 from llmkit.tools import ToolSession
 from studio.memory import (
     SNAPSHOT_HEAD,
@@ -246,8 +246,8 @@ def test_forgetting_removes_the_retrieval_items_too():
 
 
 def test_the_retrieved_items_are_a_volatile_block_of_the_stage_prompt():
-    from briefing.agents import _retrieved
-    from briefing.context import stage_prompt
+    from briefing.turn.agents import _retrieved
+    from briefing.turn.context import stage_prompt
 
     completed("Весенний ролик", PROFILE)
     snapshots_rebuild()
@@ -295,7 +295,7 @@ def test_a_returning_client_is_recognised_by_their_contact_and_not_asked_again(
 
 
 def test_folded_turns_leave_a_summary_of_what_they_settled():
-    from briefing.context import stage_prompt
+    from briefing.turn.context import stage_prompt
 
     spec = stage_by_key("production", "service")
     args = {"spec": spec, "locks": {}, "summaries": (), "turns": (("client", "Да"),),

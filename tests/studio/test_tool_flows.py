@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from briefing.models import BriefingEvent, Project, Turn
 from briefing.services import project_create, turn_receive
-from briefing.tool_use import FINAL_ANSWER_RULES, TOOL_STEP_INSTRUCTION
+from briefing.turn.tool_use import FINAL_ANSWER_RULES, TOOL_STEP_INSTRUCTION
 from dlq.services import llm_chain
 from studio.services import studio_demo_load
 from tests.llmkit.wire_servers import (
@@ -344,8 +344,8 @@ def test_a_link_no_tool_returned_fails_the_gate(
 def test_the_activity_and_the_next_turns_log_name_the_call(
     studio, rules_agent, django_capture_on_commit_callbacks
 ):
-    from briefing.status import event_line
-    from briefing.tool_use import earlier_tool_calls
+    from briefing.common.status import event_line
+    from briefing.turn.tool_use import earlier_tool_calls
 
     project = _project()
     _say(project, FLOWS["price"][0], django_capture_on_commit_callbacks)

@@ -10,7 +10,7 @@ from celery import current_app
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from briefing.evaluation import (
+from briefing.playback.evaluation import (
     conversation_load,
     conversation_paths,
     conversation_score,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from briefing.inbox import inbox_counts_refresh, inbox_refresh
+from briefing.common.inbox import inbox_counts_refresh, inbox_refresh
 from briefing.models import Project
 
 

@@ -8,8 +8,8 @@ from celery import current_app
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from briefing.selectors import project_report
-from briefing.simulation import simulation_run
+from briefing.common.selectors import project_report
+from briefing.playback.simulation import simulation_run
 from core.errors import ApplicationError
 from dlq.services import llm_chain
 
