@@ -3,7 +3,7 @@
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-from briefing.roles import roles_ensure
+from briefing.common.roles import roles_ensure
 
 def create_roles(apps, schema_editor):
     # Permissions are normally created after all migrations; the roles need them now.
