@@ -46,7 +46,7 @@ _AGE_RANGE = re.compile(_AGES, re.IGNORECASE)
 # "чтобы бронировали", "щоб приходили нові люди", "so that people book", "to get more sign-ups"
 _PURPOSE = (
     r"(?:чтобы|чтоб|щоб|щоби|аби|so\s+(?:that\s+)?|in\s+order\s+to|to\s+get|"
-    r"we\s+want\s+(?:people|them|more|folk)|want\s+people\s+to|to\s+make\s+people)"
+    r"(?:want|need|get)\s+(?:[\w’'-]+\s+){1,3}?to|to\s+make\s+people)"
 )
 _ACTION = (
     r"брони\w*|броню\w*|покупа\w*|купи\w*|купу\w*|приход\w*|прийш\w*|приходи\w*|приезжа\w*|"
@@ -126,15 +126,18 @@ _FACT_FIELDS = frozenset({"contact", "budget", "deadline", "clientName", "compan
 
 def read_topics(c: Collector) -> None:
     """File each statement under the free-text fields its words speak of, when no label did."""
-    if FREE_TEXT_FIELDS & set(c.asked):
-        return  # the reply to a free-text question is its answer (briefing.dialogue)
     found = {f.field for f in c.findings}
+    if FREE_TEXT_FIELDS & set(c.asked):
+        # The reply to a free-text question is its answer (briefing.dialogue): only the other
+        # fields asked with it in one question are told apart in it.
+        found |= set(FREE_TEXT_FIELDS) - set(c.asked[1:])
     facts = [(f.start, f.end) for f in c.findings if f.field in _FACT_FIELDS]
     for sentence in c.sentences:
         text = sentence.text.strip()
         if (
             sentence.question
             or not text
+            or text.endswith("?")
             or len(text.split()) > MAX_TOPIC_WORDS
             or any(sentence.start <= start < sentence.end for start, _ in facts)
         ):
