@@ -55,11 +55,11 @@ class Reading:
     # day is ANY_DAY when the client names only the new one ("Sorry — the 19th").
     day_fix: tuple[int, int] | None = None
     # One word of a name corrected ("ой не мартынюк а мартынова", "Tkachuk, not Tkach"):
-    # (the word corrected away, the word that stands); briefing.reading applies it to the
+    # (the word corrected away, the word that stands); briefing.turn.reading applies it to the
     # name, company or product that holds the first.
     word_fix: tuple[str, str] | None = None
     # Words the client spells again for a name already written ("фамилия Мелихова, через
-    # и", "McDonagh, one word", "а правильно ракитский"); briefing.reading puts each in
+    # и", "McDonagh, one word", "а правильно ракитский"); briefing.turn.reading puts each in
     # place of the word of the name, company or product it nearly is.
     respelt: tuple[str, ...] = ()
     # The text that answers the question asked, without the labelled statements of other

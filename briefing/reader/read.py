@@ -259,7 +259,7 @@ _CONCLUDED = re.compile(
     re.IGNORECASE,
 )
 # "не 15-го, а 22-го", "not the 14th — the 21st", "не 20-го, а 27-го числа": a day corrected
-# without its month (the month is the deadline's, briefing.reading applies it).
+# without its month (the month is the deadline's, briefing.turn.reading applies it).
 _DAY = r"(\d{1,2})(?:-?(?:го|е|ое|ого|му|ому|th|st|nd|rd))?"
 _DAY_FIX = re.compile(
     rf"(?:не|not)\s+(?:the\s+)?{_DAY}\b(?!\s*(?!числа|число|but\b)[a-zа-яёіїєґ]{{3,}})"
@@ -322,7 +322,7 @@ _RESPELT_OPENING = re.compile(
 
 def _respelt_words(text: str) -> tuple[str, ...]:
     """The words a client spells again in a correcting message (the cue or the opening
-    word), for briefing.reading to put in place of the name word each nearly is."""
+    word), for briefing.turn.reading to put in place of the name word each nearly is."""
     words = [m.group("word") for m in _RESPELLING_CUE.finditer(text)]
     opening = _RESPELT_OPENING.match(text)
     if opening:

@@ -128,7 +128,7 @@ def read_topics(c: Collector) -> None:
     """File each statement under the free-text fields its words speak of, when no label did."""
     found = {f.field for f in c.findings}
     if FREE_TEXT_FIELDS & set(c.asked):
-        # The reply to a free-text question is its answer (briefing.dialogue): only the other
+        # The reply to a free-text question is its answer (briefing.turn.dialogue): only the other
         # fields asked with it in one question are told apart in it.
         found |= set(FREE_TEXT_FIELDS) - set(c.asked[1:])
     facts = [(f.start, f.end) for f in c.findings if f.field in _FACT_FIELDS]
