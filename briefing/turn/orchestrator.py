@@ -287,13 +287,18 @@ def _start(work: TurnWork, stage: StageRun) -> None:
 
 
 # What a message the guard refused may still give the briefing: values the deterministic
-# reader extracts (it follows no instruction), never free text, names or a stage's answer.
-REFUSED_FACTS = frozenset({"contact", "budget", "currency", "deadline"})
+# reader extracts (it follows no instruction), never free text or a stage's answer. Names
+# are such values: a false alarm on a client's long first message ("Imogen Ferrier here,
+# head of brand at Derwent Heads … a gin called Pepperberry Navy …") must not cost them, and
+# no text reaches a name through a refused message that an ordinary one could not bring.
+REFUSED_FACTS = frozenset(
+    {"clientName", "company", "productName", "contact", "budget", "currency", "deadline"}
+)
 
 
 def _facts_of_refused(work: TurnWork, guard: str) -> None:
     """ "Ignore the old logo, we rebranded: budget 500 000, deadline 1 March" refused as an
-    attack still gives its budget and deadline: a false alarm costs the client nothing, and
+    attack still gives its budget and deadline (and any name it states): a false alarm costs the client nothing, and
     each value taken is recorded with the guard's flag, so the producer sees what it was.
     Not on a completed briefing (an attack is no additional request)."""
     if work.project.status == Project.Status.COMPLETED:
