@@ -100,6 +100,15 @@ def _read_money(c: Collector) -> None:
         if not is_budget and kind != QUESTION and _budget_said_before(c, sentence, start, starts):
             # "Бюджет считаем в евро. 18 000 евро.": the amount right after the budget's cue
             is_budget = True
+        if (
+            not is_budget
+            and kind != QUESTION
+            and len(amounts) == 1
+            and _amount_alone(c, start, end)
+        ):
+            # "300к", "≈ $6k", "где-то 40 тыщ": a message that is only an amount answers the
+            # budget whatever was asked last
+            is_budget = budget_plausible(value, currency)
         if kind == QUESTION or not is_budget:
             c.mentions.append(Finding("amount", value, c.text[start:end], start, end, 0.5, MENTION))
             continue
@@ -134,6 +143,20 @@ def _read_money(c: Collector) -> None:
         currency = in_message[0] if len(set(in_message)) == 1 else None
     if currency:
         c.add("currency", currency, start, end, confidence, kind)
+
+
+# Words a client hedges an amount with: "где-то 300к", "about €9k", "десь 40 тисяч".
+_HEDGE_WORDS = frozenset({
+    "примерно", "около", "где-то", "где", "то", "порядка", "приблизно", "десь", "біля",
+    "близько", "about", "around", "roughly", "approx", "approximately", "maybe", "ну", "ну,",
+    "so", "ok", "ок", "max", "tops", "максимум", "макс",
+})  # fmt: skip
+
+
+def _amount_alone(c: Collector, start: int, end: int) -> bool:
+    """Whether the message holds nothing but the amount, hedge words and punctuation."""
+    words = re.findall(r"[^\W\d_][\w'’-]*|\d+", (c.text[:start] + " " + c.text[end:]).lower())
+    return all(word in _HEDGE_WORDS for word in words)
 
 
 def _budget_said_before(c: Collector, sentence: Any, start: int, starts: list[int]) -> bool:

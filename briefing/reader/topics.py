@@ -72,7 +72,11 @@ _DURATION = (
     r"seconds?|secs?|s\b|minutes?|mins?|second|minute)"
     r"|\bна\s+(?:одну\s+)?(?:минуту|хвилину|полминуты|півхвилини|пару\s+минут|пару\s+хвилин)"
     r"|\b(?:минутн|хвилинн|полуминутн|півхвилинн)\w*"
-    r"|\b(?:one|two|three|half\s+a|a)[\s-]minute|\bminute[\s-]long|\bhalf[\s-]minute"
+    r"|\b(?:одн[уаі]|дв[еіа]|два|три|четыре|чотири|пять|п[’']ять|полторы|півтори|десять|"
+    r"пятнадцать|п[’']ятнадцять|двадцать|двадцять|тридцать|тридцять|сорок|шестьдесят|"
+    r"шістдесят|девяносто|дев[’']яносто)\s+(?:сек|секунд|хвилин|минут)\w*"
+    r"|\b(?:one|two|three|four|five|ten|fifteen|twenty|thirty|forty|sixty|ninety|half\s+a|a)"
+    r"[\s-](?:minute|second)s?\b|\bminute[\s-]long|\bhalf[\s-]minute"
 )
 _FORMAT = re.compile(
     rf"{_DURATION}|вертикал\w*|горизонтал\w*|vertical\w*|horizontal\w*|\b(?:9|16|4|1)\s*:\s*(?:16|9|5|1)\b"

@@ -100,8 +100,10 @@ def test_a_price_is_a_mention_never_the_budget(text, language):
 
 def test_an_amount_answering_the_budget_question_is_the_budget():
     assert value(read("Примерно 700 тысяч рублей.", asked=("budget",)), "budget") == 700_000
-    # the same words, not asked and with no cue, are only mentioned
-    assert read("Примерно 700 тысяч рублей.").get("budget") is None
+    # not asked and with no cue, an amount in a sentence about something else is only mentioned
+    assert read("Примерно 700 тысяч рублей стоит наш станок.").get("budget") is None
+    # but a message that is only an amount answers the budget, whatever was asked last
+    assert value(read("Примерно 700 тысяч рублей."), "budget") == 700_000
 
 
 @pytest.mark.parametrize(

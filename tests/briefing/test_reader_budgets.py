@@ -221,3 +221,26 @@ def test_a_cyrillic_k_is_roubles_and_tyshchi_are_thousands():
     assert (found.get("budget").value, found.get("currency").value) == (120_000, "RUB")
     found = message_read("на відос даєм 18 тищ доларів", language="uk", today=TODAY)
     assert (found.get("budget").value, found.get("currency").value) == (18_000, "USD")
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "budget", "currency"),
+    [
+        ("300к", "ru", 300_000, "RUB"),
+        ("где-то 300к", "ru", 300_000, "RUB"),
+        ("десь 40 тисяч гривень", "uk", 40_000, "UAH"),
+        ("about €9k", "en", 9_000, "EUR"),
+    ],
+)
+def test_a_message_that_is_only_an_amount_is_the_budget_whatever_was_asked(
+    text, language, budget, currency
+):
+    reading = message_read(text, language=language, today=TODAY, asked=("format",))
+    assert reading.get("budget").value == budget
+    assert reading.get("currency").value == currency
+
+
+@pytest.mark.parametrize("text", ["Коробка 290 р", "9000", "в 2027", "2 шт", "300к? дорого"])
+def test_a_price_a_bare_number_or_a_question_alone_is_no_budget(text):
+    reading = message_read(text, language="ru", today=TODAY, asked=("format",))
+    assert reading.get("budget") is None
