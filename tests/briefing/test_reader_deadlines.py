@@ -1,0 +1,98 @@
+"""Deadlines among the other dates of a message (holdout11's first run kept a date the
+client took back with "wait, no", an opening day before "крайний срок", a holiday season after
+"не позже", and read nothing in "первый квартал" or "навесні"): a day put right after a
+"no" said back to oneself, a date named as the limit over an event's date, and a deadline
+without a day kept in the client's words. Properties over frames x values x languages, not
+the set's sentences."""
+
+from __future__ import annotations
+
+import datetime
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from briefing.reader import message_read
+
+TODAY = datetime.date(2026, 12, 3)  # a Thursday; a date without a year is the next one
+
+
+def deadline(text, language, asked=()):
+    found = message_read(text, language=language, today=TODAY, asked=asked).get("deadline")
+    return found
+
+
+def deadline_value(text, language, asked=()):
+    found = deadline(text, language, asked)
+    return found.value if found else None
+
+
+MONTHS = {
+    "ru": ["января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа",
+           "сентября", "октября", "ноября"],
+    "uk": ["січня", "лютого", "березня", "квітня", "травня", "червня", "липня", "серпня",
+           "вересня", "жовтня", "листопада"],
+    "en": ["January", "February", "March", "April", "May", "June", "July", "August",
+           "September", "October", "November"],
+}  # fmt: skip
+_EN_UNITS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"]
+_EN_TEENS = ["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth",
+             "sixteenth", "seventeenth", "eighteenth", "nineteenth"]  # fmt: skip
+
+
+def en_ordinal_words(day: int) -> str:
+    if day < 10:
+        return _EN_UNITS[day - 1]
+    if day < 20:
+        return _EN_TEENS[day - 10]
+    return "twentieth" if day == 20 else f"twenty {_EN_UNITS[day - 21]}"
+
+
+def en_ordinal(day: int) -> str:
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(day % 10 if day // 10 != 1 else 0, "th")
+    return f"{day}{suffix}"
+
+
+# A date, then the day alone put right after a "no" the client says back to themselves.
+DAY_FIXES = {
+    "ru": [
+        "Сдать нужно к {d1} {month}. Ой, нет, к {d2}-му.",
+        "Срок — {d1} {month}. Стоп, нет — {d2}-го.",
+        "Ролик нужен до {d1} {month}, подождите, нет, до {d2}-го, у нас выставка.",
+    ],
+    "uk": [
+        "Термін — до {d1} {month}. Ні, стоп, до {d2}-го.",
+        "Здати треба {d1} {month}. Ой, ні, {d2}-го, бо ярмарок.",
+        "Потрібно до {d1} {month}, зачекайте, ні — до {d2}-го.",
+    ],
+    "en": [
+        "I'd need the finished video by {month} {d1}. Wait, no, make it the {d2_ord}.",
+        "we need it by the {d1_words} of {month_lower} sorry no the {d2_words} because of the fair",
+        "Deadline is {d1} {month}. No wait, the {d2_ord}.",
+        "we need it by the {d1_words} of {month_lower} oops no the {d2_words} the {d2_words} of "
+        "{month_lower}",
+    ],
+}
+
+
+@settings(deadline=3000, max_examples=60, derandomize=True)  # ms per example
+@given(
+    language=st.sampled_from(["ru", "uk", "en"]),
+    data=st.data(),
+    month=st.integers(min_value=1, max_value=11),
+    d1=st.integers(min_value=1, max_value=28),
+    d2=st.integers(min_value=1, max_value=28),
+)
+def test_a_day_put_right_after_a_no_said_back_is_the_deadline(language, data, month, d1, d2):
+    frame = data.draw(st.sampled_from(DAY_FIXES[language]))
+    name = MONTHS[language][month - 1]
+    text = frame.format(
+        d1=d1, d2=d2, month=name, month_lower=name.lower(), d2_ord=en_ordinal(d2),
+        d1_words=en_ordinal_words(d1), d2_words=en_ordinal_words(d2),
+    )  # fmt: skip
+    assert deadline_value(text, language) == datetime.date(2027, month, d2).isoformat(), text
+
+
+def test_a_no_with_no_figure_after_it_corrects_nothing():
+    reading = message_read("Sorry, no idea yet about the format.", language="en", today=TODAY)
+    assert not reading.corrects
