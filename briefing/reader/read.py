@@ -245,9 +245,15 @@ _DEADLINE_WORD = re.compile(
 # "к 15 марта", "до 20 грудня", "by March 20th": the date said as a limit, not in passing
 # ("запускаемся в апреле", "launching in April").
 # ... also after the holiday it names ("к Татьяниному дню, 25 января", "by Anzac Day, 25 April")
+# ... or after a deadline's name ("крайний срок 22 декабря", "дедлайн — 9 лютого", "the
+# deadline is December 22nd"): a date said as the limit beats an event's date before it
+# ("Открываемся 26 декабря, ролик нужен раньше — крайний срок 22 декабря").
 _BY_BEFORE = re.compile(
-    r"(?:^|[^\w])(?:к|ко|до|by|until|till|before|no\s+later\s+than)"
-    r"(?:\s+(?!the\s+way\b)(?:[\w'’-]+\s+){0,2}[\w'’-]+,)?\s*$",
+    r"(?:^|[^\w])(?:к|ко|до|by|until|till|before|no\s+later\s+than|not\s+later\s+than|"
+    r"не\s+позже|не\s+позднее|не\s+пізніше)"
+    r"(?:\s+(?!the\s+way\b)(?:[\w'’-]+\s+){0,2}[\w'’-]+,)?\s*$"
+    r"|(?<![\w])(?:срок|сроки|дедлайн|deadline|термін|терміни|due(?:\s+date)?)"
+    r"(?:\s+(?:сдачи|здачі|сдать|здати|is|будет|буде|это|це))?\s*[:—–-]?\s*$",
     re.IGNORECASE,
 )
 
@@ -368,8 +374,8 @@ def _by_date(text: str, found: Any) -> bool:
     return bool(_DEADLINE_LEAD.search(found.text.strip()) or _BY_BEFORE.search(text[: found.start]))
 
 
-_DEADLINE_LEAD = re.compile(r"^(?:к|до|by|until|till|before|не\s+позднее|not\s+later)\b",
-                            re.IGNORECASE)  # fmt: skip
+_DEADLINE_LEAD = re.compile(r"^(?:к|до|by|until|till|before|не\s+позднее|не\s+позже|"
+                            r"не\s+пізніше|not\s+later|no\s+later)\b", re.IGNORECASE)  # fmt: skip
 
 
 def _deadline_cued(c: Collector, found: Any) -> bool:

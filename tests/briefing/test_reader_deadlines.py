@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -96,3 +97,50 @@ def test_a_day_put_right_after_a_no_said_back_is_the_deadline(language, data, mo
 def test_a_no_with_no_figure_after_it_corrects_nothing():
     reading = message_read("Sorry, no idea yet about the format.", language="en", today=TODAY)
     assert not reading.corrects
+
+
+# An event's date (context), then the date named as the limit: the limit is the deadline.
+EVENTS = {
+    "ru": ["Открываемся {d} {month}", "Премьера {d} {month}", "Ярмарка {d} {month}"],
+    "uk": ["Відкриваємось {d} {month}", "Прем'єра {d} {month}", "Ярмарок {d} {month}"],
+    "en": ["We open on {month} {d}", "The premiere is on {month} {d}", "The fair is {month} {d}"],
+}
+LIMITS = {
+    "ru": ["ролик нужен раньше — крайний срок {d} {month}", "срок сдачи — {d} {month}",
+           "сдать нужно не позже {d} {month}", "дедлайн {d} {month}"],
+    "uk": ["відео треба раніше — крайній термін {d} {month}", "дедлайн — {d} {month}",
+           "здати не пізніше {d} {month}"],
+    "en": ["the deadline is {month} {d}", "we need it no later than {month} {d}",
+           "due date: {month} {d}"],
+}  # fmt: skip
+
+
+@settings(deadline=3000, max_examples=60, derandomize=True)  # ms per example
+@given(
+    language=st.sampled_from(["ru", "uk", "en"]),
+    data=st.data(),
+    month=st.integers(min_value=1, max_value=11),
+    event_day=st.integers(min_value=15, max_value=28),
+    limit_day=st.integers(min_value=1, max_value=14),
+)
+def test_the_date_named_as_the_limit_wins_over_an_events_date_before_it(
+    language, data, month, event_day, limit_day
+):
+    event = data.draw(st.sampled_from(EVENTS[language]))
+    limit = data.draw(st.sampled_from(LIMITS[language]))
+    name = MONTHS[language][month - 1]
+    text = f"{event.format(d=event_day, month=name)}, {limit.format(d=limit_day, month=name)}."
+    assert deadline_value(text, language) == datetime.date(2027, month, limit_day).isoformat(), text
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "wanted"),
+    [
+        # "не позже" is a limit, as "к"; the first limit of the sentence is the deadline
+        ("Сдать нужно не позже 9 марта: к 23 марта все залы уже заняты.", "ru", "2027-03-09"),
+        ("Здати не пізніше 9 березня: до 23 березня все заброньовано.", "uk", "2027-03-09"),
+        ("Video no later than March 9: by March 23 every slot is booked.", "en", "2027-03-09"),
+    ],
+)
+def test_a_limit_said_with_no_later_than_is_the_deadline(text, language, wanted):
+    assert deadline_value(text, language) == wanted
