@@ -55,7 +55,12 @@ _HOLIDAYS: tuple[tuple[re.Pattern[str], tuple[int, int] | str], ...] = (
     (re.compile(r"(?:st\.?|saint)\s+patrick['’]?s?(?:\s+day)?|paddy['’]?s\s+day", re.I), (3, 17)),
     (re.compile(r"дн\w+\s+космонавтик\w*", re.I), (4, 12)),
     (
-        re.compile(r"первома\w*|майск\w+(?!\s+(?:день|дня|дне|числ))|травнев\w+\s+свят", re.I),
+        # "к майским", "до травневих (свят)": the May holidays, from their first day
+        re.compile(
+            r"первома\w*|майск\w+(?!\s+(?:день|дня|дне|числ))|травнев\w+\s+свят|"
+            r"травнев(?:і|их|им|ими)\b(?!\s+(?:день|дня|дні|числ))",
+            re.I,
+        ),
         (5, 1),
     ),
     (re.compile(r"canada\s+day", re.I), (7, 1)),

@@ -144,3 +144,12 @@ def test_the_date_named_as_the_limit_wins_over_an_events_date_before_it(
 )
 def test_a_limit_said_with_no_later_than_is_the_deadline(text, language, wanted):
     assert deadline_value(text, language) == wanted
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [("Ролик надо к майским.", "ru"), ("Відео треба до травневих.", "uk"),
+     ("Здати до травневих свят.", "uk")],
+)  # fmt: skip
+def test_the_may_holidays_are_their_first_day_in_both_languages(text, language):
+    assert deadline_value(text, language) == "2027-05-01"
