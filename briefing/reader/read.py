@@ -28,7 +28,7 @@ from briefing.reader.chatter import (
     is_question,
 )
 from briefing.reader.contacts import SEPARATOR, contacts_find, local_number_written
-from briefing.reader.dates import deadlines_find, month_number
+from briefing.reader.dates import NO_FIXED_DATE, VAGUE_WHEN, deadlines_find, month_number
 from briefing.reader.findings import (
     ANSWER,
     ANY_DAY,
@@ -206,6 +206,63 @@ def _read_deadline(c: Collector, *, today: datetime.date) -> None:
             with contextlib.suppress(ValueError):  # "the 31st" of a 30-day month: not it
                 value, kind = value.replace(day=day), CORRECTION
         c.add("deadline", value.isoformat(), chosen.start, chosen.end, confidence, kind)
+
+
+# What says a sentence speaks of when the work is needed, beside a period without a day.
+_WHEN_NEEDED = re.compile(
+    r"(?<![\w])(?:нуж(?:ен|н)|надо|треба|потріб|хотел|хотим|хочем|хотіл|хочу|желательн|бажано|"
+    r"готов|успе|встигн|need|want(?:ed)?\s+it|ideally|ready|запуск|запуст|launch|выпуст|випуст|release)",
+    re.IGNORECASE,
+)
+# A period said of the shoot ("снимать будем весной") is no deadline.
+_SHOOT = re.compile(r"(?<![\w])(?:сним|сніма|знім|зйом|съём|съем|shoot|film(?:ing)?\b)",
+                    re.IGNORECASE)  # fmt: skip
+# "Дедлайн — ", "Терміни: ", "По срокам — ", "Deadline:": the name before the deadline's words.
+_DEADLINE_LABEL = re.compile(
+    r"^\W*(?:(?:срок\w*|дедлайн\w*|термін\w*|deadline|timeline|timing)\s*(?:[:—–-]|is\b)|"
+    r"по\s+(?:срок\w*|термін\w*|часу|времени|timing))\s*[:—–-]?\s*",
+    re.IGNORECASE,
+)
+VAGUE_DEADLINE_CONFIDENCE = 0.75
+
+
+def _read_vague_deadline(c: Collector) -> None:
+    """A deadline without a day ("Дедлайн — первый квартал, жёсткой даты нет", "відео треба
+    навесні", "we need it before the summer"): the client's words, when their sentence names
+    the deadline or says the work is needed then. Never over a date, which is surer."""
+    if any(f.field == "deadline" for f in c.findings):
+        return
+    for sentence in c.sentences:
+        if sentence.question:
+            continue
+        text = sentence.text
+        named = bool(_DEADLINE_WORD.search(text) or _DEADLINE_LABEL.search(text))
+        when = VAGUE_WHEN.search(text) or (named and NO_FIXED_DATE.search(text))
+        if not when or c.overlaps(sentence.start + when.start(), sentence.start + when.end()):
+            continue
+        if not named and (_SHOOT.search(text) or not _needed_then(text, when.start())):
+            continue
+        words = _DEADLINE_LABEL.sub("", sentence.text.strip()).strip()
+        if not words:
+            continue
+        start = sentence.start + (len(sentence.text) - len(sentence.text.lstrip()))
+        c.add("deadline", words[:1].upper() + words[1:], start, sentence.end,
+              VAGUE_DEADLINE_CONFIDENCE)  # fmt: skip
+        return
+
+
+# How many words may stand between the word that says the work is needed and the period
+# ("Ролик нужен к весне", "we need it before the summer"; not "нужно много планов весной"
+# or "we sell the most in summer and we need more bookings").
+NEEDED_REACH_WORDS = 1
+_NEEDED_JUST_BEFORE = re.compile(
+    rf"(?:{_WHEN_NEEDED.pattern})\w*(?:\s+\S+){{0,{NEEDED_REACH_WORDS}}}\s+$", re.IGNORECASE
+)
+
+
+def _needed_then(text: str, when: int) -> bool:
+    clause = re.split(r"[,;:—–]", text[:when])[-1]
+    return bool(_NEEDED_JUST_BEFORE.search(clause))
 
 
 # A day alone, said as a day: "the 19th", "10-го", "20 числа".
@@ -566,6 +623,7 @@ def _read_cached(
     _read_labels(c)
     _read_creative_session(c)
     _read_deadline(c, today=today)
+    _read_vague_deadline(c)
     _read_money(c)
     read_companies_and_products(c)
     read_names(c)

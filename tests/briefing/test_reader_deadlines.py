@@ -8,12 +8,14 @@ the set's sentences."""
 from __future__ import annotations
 
 import datetime
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from briefing.reader import message_read
+from briefing.turn.reading import RESTATED_CONFIDENCE
 
 TODAY = datetime.date(2026, 12, 3)  # a Thursday; a date without a year is the next one
 
@@ -153,3 +155,66 @@ def test_a_limit_said_with_no_later_than_is_the_deadline(text, language, wanted)
 )  # fmt: skip
 def test_the_may_holidays_are_their_first_day_in_both_languages(text, language):
     assert deadline_value(text, language) == "2027-05-01"
+
+
+# A deadline without a day, in the client's words: a season, a quarter, the holidays, the
+# trade's season, or no date at all, said of the deadline or of when the work is needed.
+VAGUE = {
+    "ru": ["Дедлайн — {when}, жёсткой даты нет.", "Ролик нужен {when}.",
+           "По срокам — {when}, точнее скажу позже.", "Хотелось бы успеть {when}."],
+    "uk": ["Терміни — {when}, точної дати немає.", "Відео треба {when}.",
+           "По часу десь {when}, не горить.", "Хочемо встигнути {when}."],
+    "en": ["Deadline: {when}, no hard date.", "We need it {when}.",
+           "Timing is {when}, nothing fixed.", "Ideally {when}."],
+}  # fmt: skip
+WHEN = {
+    "ru": ["к весне", "весной", "первый квартал", "до лета", "к сезону", "после праздников",
+           "в первом квартале", "ближе к осени"],
+    "uk": ["навесні", "до весни", "перший квартал", "до літа", "до сезону", "після свят",
+           "влітку", "восени"],
+    "en": ["in spring", "before the summer", "in Q1", "in the first quarter", "by the season",
+           "after the holidays", "by autumn", "over the winter"],
+}  # fmt: skip
+ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+@settings(deadline=3000, max_examples=80, derandomize=True)  # ms per example
+@given(language=st.sampled_from(["ru", "uk", "en"]), data=st.data())
+def test_a_deadline_without_a_day_is_kept_in_the_clients_words(language, data):
+    frame = data.draw(st.sampled_from(VAGUE[language]))
+    when = data.draw(st.sampled_from(WHEN[language]))
+    text = frame.format(when=when)
+    found = deadline(text, language)
+    assert found is not None, text
+    assert not ISO.fullmatch(found.value), text
+    assert when.lower() in found.value.lower(), text
+    # a date said later (or before) is surer: a reading without a day never replaces it
+    assert found.confidence < min(0.8, RESTATED_CONFIDENCE)
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Снимать будем весной, когда растает снег.", "ru"),
+        ("Нужен ролик для весенней коллекции.", "ru"),
+        ("Нужно много планов весной.", "ru"),
+        ("Зйомка влітку, на пляжі.", "uk"),
+        ("We sell the most in summer and we need more bookings.", "en"),
+        ("Can you shoot in winter?", "en"),
+        ("Как можно скорее пришлите договор.", "ru"),
+    ],
+)
+def test_a_period_said_of_something_else_is_no_deadline(text, language):
+    assert deadline(text, language) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "wanted"),
+    [
+        ("Дедлайн — первый квартал, а точнее 20 марта.", "ru", "2027-03-20"),
+        ("Відео треба навесні, до 20 березня.", "uk", "2027-03-20"),
+        ("We need it in spring, by March 20th.", "en", "2027-03-20"),
+    ],
+)
+def test_a_date_in_the_message_wins_over_its_period(text, language, wanted):
+    assert deadline_value(text, language) == wanted
