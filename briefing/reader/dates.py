@@ -55,7 +55,12 @@ _HOLIDAYS: tuple[tuple[re.Pattern[str], tuple[int, int] | str], ...] = (
     (re.compile(r"(?:st\.?|saint)\s+patrick['’]?s?(?:\s+day)?|paddy['’]?s\s+day", re.I), (3, 17)),
     (re.compile(r"дн\w+\s+космонавтик\w*", re.I), (4, 12)),
     (
-        re.compile(r"первома\w*|майск\w+(?!\s+(?:день|дня|дне|числ))|травнев\w+\s+свят", re.I),
+        # "к майским", "до травневих (свят)": the May holidays, from their first day
+        re.compile(
+            r"первома\w*|майск\w+(?!\s+(?:день|дня|дне|числ))|травнев\w+\s+свят|"
+            r"травнев(?:і|их|им|ими)\b(?!\s+(?:день|дня|дні|числ))",
+            re.I,
+        ),
         (5, 1),
     ),
     (re.compile(r"canada\s+day", re.I), (7, 1)),
@@ -75,6 +80,40 @@ _DATEISH = re.compile(
     r"квіт|травн|черв|лип|серп|верес|жовт|листопад|груд|january|february|march|april|may|june|"
     r"july|august|september|october|november|december|недел|тиж|week|месяц|місяц|month|"
     r"завтра|tomorrow|понедельник|пятниц|monday|friday|п'ятниц|понеділ",
+    re.IGNORECASE,
+)
+
+
+# A deadline given without a day: a season ("навесні", "к весне", "by the summer"), a
+# quarter ("первый квартал", "in Q2"), the holidays or the trade's season ("до сезону",
+# "after the holidays"). A season's adjective ("весенняя коллекция") is none.
+_VAGUE_PERIOD = (
+    r"весн[аеуыи]|весні|літ[оау]|лет[оау]|осен[ьи]|осін[ьі]|зим[аеуыі]|"
+    r"spring|summer|autumn|fall|winter|"
+    r"квартал[аеуі]?|quarter|q[1-4]|сезон[аеуі]?|season|праздник\w*|свят(?:а|ам|ами)?|"
+    r"holidays?"
+)
+_ORDINAL_QUARTER = (
+    r"(?:перв|втор|трет|четв[её]рт|перш|друг|четверт)\w*\s+квартал\w*|"
+    r"(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter|q[1-4]"
+)
+VAGUE_WHEN = re.compile(
+    r"(?<![\w])(?:(?:к|ко|до|на|в|во|у|после|після|ближе\s+к|ближче\s+до|by|before|in|"
+    r"until|till|after|for|around|over|next|this|early|late|end\s+of|start\s+of)\s+"
+    r"(?:(?:the|this|next|следующ\w+|наступн\w+|ближайш\w+|найближч\w+|цього|этого|этой|"
+    r"этим|этот|цієї|новог?о|нового)\s+)?(?:" + _ORDINAL_QUARTER + "|" + _VAGUE_PERIOD + r")|"
+    r"навесні|весной|весною|влітку|летом|восени|осенью|взимку|зимой|" + _ORDINAL_QUARTER + r")"
+    r"(?![\w])",
+    re.IGNORECASE,
+)
+# ... or none at all: "как можно скорее", "ASAP", "жёсткой даты нет", "no hard deadline"
+# (a deadline only where the client names the deadline itself).
+NO_FIXED_DATE = re.compile(
+    r"как\s+можно\s+(?:скорее|быстрее|раньше)|якнайшвидше|якомога\s+(?:швидше|раніше)|"
+    r"\basap\b|as\s+soon\s+as\s+possible|"
+    r"(?:жёстк|жестк|жорстк|точн|конкретн|фиксированн|фіксован)\w*\s+(?:дат\w*|срок\w*|"
+    r"дедлайн\w*|термін\w*)\s+(?:нет|немає|нема|не\s+скаж\w*|пока\s+нет)|"
+    r"no\s+(?:hard|fixed|firm|set)\s+(?:date|deadline)",
     re.IGNORECASE,
 )
 

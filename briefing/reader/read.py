@@ -28,7 +28,7 @@ from briefing.reader.chatter import (
     is_question,
 )
 from briefing.reader.contacts import SEPARATOR, contacts_find, local_number_written
-from briefing.reader.dates import deadlines_find, month_number
+from briefing.reader.dates import NO_FIXED_DATE, VAGUE_WHEN, deadlines_find, month_number
 from briefing.reader.findings import (
     ANSWER,
     ANY_DAY,
@@ -231,6 +231,63 @@ def _read_deadline(c: Collector, *, today: datetime.date) -> None:
         c.add("deadline", value.isoformat(), chosen.start, chosen.end, confidence, kind)
 
 
+# What says a sentence speaks of when the work is needed, beside a period without a day.
+_WHEN_NEEDED = re.compile(
+    r"(?<![\w])(?:нуж(?:ен|н)|надо|треба|потріб|хотел|хотим|хочем|хотіл|хочу|желательн|бажано|"
+    r"готов|успе|встигн|need|want(?:ed)?\s+it|ideally|ready|запуск|запуст|launch|выпуст|випуст|release)",
+    re.IGNORECASE,
+)
+# A period said of the shoot ("снимать будем весной") is no deadline.
+_SHOOT = re.compile(r"(?<![\w])(?:сним|сніма|знім|зйом|съём|съем|shoot|film(?:ing)?\b)",
+                    re.IGNORECASE)  # fmt: skip
+# "Дедлайн — ", "Терміни: ", "По срокам — ", "Deadline:": the name before the deadline's words.
+_DEADLINE_LABEL = re.compile(
+    r"^\W*(?:(?:срок\w*|дедлайн\w*|термін\w*|deadline|timeline|timing)\s*(?:[:—–-]|is\b)|"
+    r"по\s+(?:срок\w*|термін\w*|часу|времени|timing))\s*[:—–-]?\s*",
+    re.IGNORECASE,
+)
+VAGUE_DEADLINE_CONFIDENCE = 0.75
+
+
+def _read_vague_deadline(c: Collector) -> None:
+    """A deadline without a day ("Дедлайн — первый квартал, жёсткой даты нет", "відео треба
+    навесні", "we need it before the summer"): the client's words, when their sentence names
+    the deadline or says the work is needed then. Never over a date, which is surer."""
+    if any(f.field == "deadline" for f in c.findings):
+        return
+    for sentence in c.sentences:
+        if sentence.question:
+            continue
+        text = sentence.text
+        named = bool(_DEADLINE_WORD.search(text) or _DEADLINE_LABEL.search(text))
+        when = VAGUE_WHEN.search(text) or (named and NO_FIXED_DATE.search(text))
+        if not when or c.overlaps(sentence.start + when.start(), sentence.start + when.end()):
+            continue
+        if not named and (_SHOOT.search(text) or not _needed_then(text, when.start())):
+            continue
+        words = _DEADLINE_LABEL.sub("", sentence.text.strip()).strip()
+        if not words:
+            continue
+        start = sentence.start + (len(sentence.text) - len(sentence.text.lstrip()))
+        c.add("deadline", words[:1].upper() + words[1:], start, sentence.end,
+              VAGUE_DEADLINE_CONFIDENCE)  # fmt: skip
+        return
+
+
+# How many words may stand between the word that says the work is needed and the period
+# ("Ролик нужен к весне", "we need it before the summer"; not "нужно много планов весной"
+# or "we sell the most in summer and we need more bookings").
+NEEDED_REACH_WORDS = 1
+_NEEDED_JUST_BEFORE = re.compile(
+    rf"(?:{_WHEN_NEEDED.pattern})\w*(?:\s+\S+){{0,{NEEDED_REACH_WORDS}}}\s+$", re.IGNORECASE
+)
+
+
+def _needed_then(text: str, when: int) -> bool:
+    clause = re.split(r"[,;:—–]", text[:when])[-1]
+    return bool(_NEEDED_JUST_BEFORE.search(clause))
+
+
 # A day alone, said as a day: "the 19th", "10-го", "20 числа".
 _BARE_DAY = re.compile(
     r"(?<![\d.,:/])(\d{1,2})(?:-?(?:го|е|ое|ого|му|ому|th|st|nd|rd)\b|\s*(?:числа|число)\b)",
@@ -268,9 +325,15 @@ _DEADLINE_WORD = re.compile(
 # "к 15 марта", "до 20 грудня", "by March 20th": the date said as a limit, not in passing
 # ("запускаемся в апреле", "launching in April").
 # ... also after the holiday it names ("к Татьяниному дню, 25 января", "by Anzac Day, 25 April")
+# ... or after a deadline's name ("крайний срок 22 декабря", "дедлайн — 9 лютого", "the
+# deadline is December 22nd"): a date said as the limit beats an event's date before it
+# ("Открываемся 26 декабря, ролик нужен раньше — крайний срок 22 декабря").
 _BY_BEFORE = re.compile(
-    r"(?:^|[^\w])(?:к|ко|до|by|until|till|before|no\s+later\s+than)"
-    r"(?:\s+(?!the\s+way\b)(?:[\w'’-]+\s+){0,2}[\w'’-]+,)?\s*$",
+    r"(?:^|[^\w])(?:к|ко|до|by|until|till|before|no\s+later\s+than|not\s+later\s+than|"
+    r"не\s+позже|не\s+позднее|не\s+пізніше)"
+    r"(?:\s+(?!the\s+way\b)(?:[\w'’-]+\s+){0,2}[\w'’-]+,)?\s*$"
+    r"|(?<![\w])(?:срок|сроки|дедлайн|deadline|термін|терміни|due(?:\s+date)?)"
+    r"(?:\s+(?:сдачи|здачі|сдать|здати|is|будет|буде|это|це))?\s*[:—–-]?\s*$",
     re.IGNORECASE,
 )
 
@@ -391,8 +454,8 @@ def _by_date(text: str, found: Any) -> bool:
     return bool(_DEADLINE_LEAD.search(found.text.strip()) or _BY_BEFORE.search(text[: found.start]))
 
 
-_DEADLINE_LEAD = re.compile(r"^(?:к|до|by|until|till|before|не\s+позднее|not\s+later)\b",
-                            re.IGNORECASE)  # fmt: skip
+_DEADLINE_LEAD = re.compile(r"^(?:к|до|by|until|till|before|не\s+позднее|не\s+позже|"
+                            r"не\s+пізніше|not\s+later|no\s+later)\b", re.IGNORECASE)  # fmt: skip
 
 
 def _deadline_cued(c: Collector, found: Any) -> bool:
@@ -583,6 +646,7 @@ def _read_cached(
     _read_labels(c)
     _read_creative_session(c)
     _read_deadline(c, today=today)
+    _read_vague_deadline(c)
     _read_money(c)
     read_companies_and_products(c)
     read_names(c)

@@ -75,16 +75,35 @@ _EN_ORDINAL_DATE = re.compile(
 )
 
 
+# A day said alone as an ordinal where a day is put right ("sorry no the seventeenth", "no
+# wait, the twenty first"), as the Russian one above: after "the", before a pause or a
+# conjunction, never before a noun ("the first video", "the second week").
+_EN_ORDINAL_DAY_ALONE = re.compile(
+    rf"\bthe\s+{_EN_ORDINAL_WORD}\b(?=\s*(?:[,.;!?—–-]|$|\s(?:and|but|because|since|as|so|not|"
+    r"sorry|the|instead|then|please|ok|okay)\b|\s\d))",
+    re.IGNORECASE,
+)
+
+
+def _en_ordinal_value(ordinal: str, tens: str | None) -> int:
+    value = _EN_ORDINALS[ordinal.lower()] + (20 if tens and tens.lower() == "twenty" else 0)
+    return value + (30 if tens and tens.lower() == "thirty" else 0)
+
+
 def _en_ordinal_dates(text: str) -> str:
     def date(m: re.Match[str]) -> str:
         ordinal, tens = (m["ordinal"], m["tens"]) if m["ordinal"] else (m["ordinal2"], m["tens2"])
-        value = _EN_ORDINALS[ordinal.lower()] + (20 if tens and tens.lower() == "twenty" else 0)
-        value += 30 if tens and tens.lower() == "thirty" else 0
+        value = _en_ordinal_value(ordinal, tens)
         if value > 31:
             return m[0]
         return f"{value} {m['month'] or m['month2']}"
 
-    return _EN_ORDINAL_DATE.sub(date, text)
+    def day_alone(m: re.Match[str]) -> str:
+        value = _en_ordinal_value(m["ordinal"], m["tens"])
+        suffix = {1: "st", 2: "nd", 3: "rd"}.get(value % 10 if value // 10 != 1 else 0, "th")
+        return f"the {value}{suffix}" if value <= 31 else m[0]
+
+    return _EN_ORDINAL_DAY_ALONE.sub(day_alone, _EN_ORDINAL_DATE.sub(date, text))
 
 
 def _spelled(text: str, language: str) -> str:

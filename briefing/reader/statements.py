@@ -17,13 +17,22 @@ _QUESTION_START = re.compile(
     r"|\b(?:ли\s+вы|ли\s+у\s+вас|(?:can|could|do|would|will|are|have)\s+you)\b",
     re.IGNORECASE,
 )
+# What a client says beside a "no" that takes back what they just said.
+_RETRACTING = (
+    r"wait|hold\s+on|sorry|oops|ой|стоп|стой|погоди(?:те)?|подожди(?:те)?|извините|простите|"
+    r"вибачте|перепрошую|зачекай(?:те)?|почекай(?:те)?"
+)
 _CORRECTION = re.compile(
     r"(?<![\w])(?:ой|ой-ой|вернее|точнее|поправка|поправлю|исправлю|ошибся|ошиблась|"
     r"перепутал[аи]?|точніше|виправлю|помилився|помилилася|переплутав|переплутала|"
     r"переплутали|сплутав|сплутала|i\s+meant|i\s+mean|make\s+that|"
     r"correction|scratch\s+that|typo|autocorrect\w*|автозамен\w*|автозамін\w*|опечат\w*|"
     r"одрук\w*|описк\w*)(?![\w])|(?<![\w])(?:sorry|извините|простите|вибачте|"
-    r"перепрошую)(?=,?\s*[—–-]?\s+(?:the\s+)?(?:[\d$€£₴₽]|не\s))",
+    r"перепрошую)(?=,?\s*[—–-]?\s+(?:the\s+)?(?:[\d$€£₴₽]|не\s))"
+    # "wait, no", "sorry no", "no, wait", "ой, нет", "ні, стоп": a "no" said back to oneself,
+    # with a figure after it in the sentence (so "sorry, no idea" corrects nothing)
+    rf"|(?<![\w])(?:(?:{_RETRACTING})\W{{0,3}}\s*(?:no|nope|нет|ні)|(?:no|nope|нет|ні)\W{{0,3}}"
+    rf"\s*(?:{_RETRACTING}))(?![\w])(?=[^.!?]*\d)",
     re.IGNORECASE,
 )
 # "не 2 млн, а 2,5 млн", "не до 15 січня, а до 25 січня", "not 8k but 10k"
