@@ -154,6 +154,9 @@ def _holiday(when: tuple[int, int] | str, today: datetime.date) -> datetime.date
     return day if day >= today else easter(today.year + 1, method)
 
 
+_DAY_MONTH_ALONE = re.compile(r"^\W*(\d{1,2})[./](\d{2})\W*$")
+
+
 def deadlines_find(text: str, *, today: datetime.date, language: str) -> list[DateFinding]:
     found = [
         DateFinding(d.value, d.start, d.end, d.text) for d in find_deadlines(text, today=today)
@@ -175,6 +178,14 @@ def deadlines_find(text: str, *, today: datetime.date, language: str) -> list[Da
         if number and unit and 0 < number <= 366:
             value = today + datetime.timedelta(days=round(number * unit))
             extra.append(DateFinding(value, match.start(), match.end(), match.group(0)))
+    alone = _DAY_MONTH_ALONE.match(text)
+    if alone and not found:
+        try:  # "15.01" said alone is a day and a month, not a decimal
+            value = _next(datetime.date(today.year, int(alone[2]), int(alone[1])), today)
+        except ValueError:
+            value = None
+        if value is not None:
+            extra.append(DateFinding(value, alone.start(1), alone.end(2), alone.group(0).strip()))
     for item in extra:
         # the longer, more precise reading wins where two overlap
         overlapping = [f for f in found if f.start < item.end and item.start < f.end]

@@ -100,12 +100,7 @@ def _read_money(c: Collector) -> None:
         if not is_budget and kind != QUESTION and _budget_said_before(c, sentence, start, starts):
             # "Бюджет считаем в евро. 18 000 евро.": the amount right after the budget's cue
             is_budget = True
-        if (
-            not is_budget
-            and kind != QUESTION
-            and len(amounts) == 1
-            and _amount_alone(c, start, end)
-        ):
+        if not is_budget and kind != QUESTION and len(amounts) == 1 and _said_alone(c, start, end):
             # "300к", "≈ $6k", "где-то 40 тыщ": a message that is only an amount answers the
             # budget whatever was asked last
             is_budget = budget_plausible(value, currency)
@@ -145,7 +140,7 @@ def _read_money(c: Collector) -> None:
         c.add("currency", currency, start, end, confidence, kind)
 
 
-# Words a client hedges an amount with: "где-то 300к", "about €9k", "десь 40 тисяч".
+# Words a client hedges an amount or a date with: "где-то 300к", "about €9k", "десь 40 тисяч".
 _HEDGE_WORDS = frozenset({
     "примерно", "около", "где-то", "где", "то", "порядка", "приблизно", "десь", "біля",
     "близько", "about", "around", "roughly", "approx", "approximately", "maybe", "ну", "ну,",
@@ -153,8 +148,9 @@ _HEDGE_WORDS = frozenset({
 })  # fmt: skip
 
 
-def _amount_alone(c: Collector, start: int, end: int) -> bool:
-    """Whether the message holds nothing but the amount, hedge words and punctuation."""
+def _said_alone(c: Collector, start: int, end: int) -> bool:
+    """Whether the message holds nothing but the amount or date at start:end, hedge words
+    and punctuation."""
     words = re.findall(r"[^\W\d_][\w'’-]*|\d+", (c.text[:start] + " " + c.text[end:]).lower())
     return all(word in _HEDGE_WORDS for word in words)
 
@@ -464,6 +460,8 @@ def _deadline_cued(c: Collector, found: Any) -> bool:
     sentence corrects a date."""
     if "deadline" in c.asked or _DEADLINE_LEAD.search(found.text.strip()):
         return True
+    if _said_alone(c, found.start, found.end):
+        return True  # "15.01", "ну 20 марта": a message that is only a date answers the deadline
     sentence = sentence_at(c.sentences, found.start)
     # "не двадцатого, а 27 мая": a date the client corrects is the one date of the brief
     return bool(sentence and (sentence.correction or _DEADLINE_CUE.search(sentence.text)))

@@ -218,3 +218,18 @@ def test_a_period_said_of_something_else_is_no_deadline(text, language):
 )
 def test_a_date_in_the_message_wins_over_its_period(text, language, wanted):
     assert deadline_value(text, language) == wanted
+
+
+@pytest.mark.parametrize(
+    ("text", "deadline"),
+    [("15.01", "2027-01-15"), ("ну 20 марта", "2027-03-20"), ("к 5 февраля!", "2027-02-05")],
+)
+def test_a_message_that_is_only_a_date_is_the_deadline_whatever_was_asked(text, deadline):
+    reading = message_read(text, language="ru", today=TODAY, asked=("format",))
+    assert reading.get("deadline").value == deadline
+
+
+@pytest.mark.parametrize("text", ["3.5", "31.02", "20 марта открываемся", "15.01 подходит?"])
+def test_a_decimal_an_impossible_day_an_event_or_a_question_alone_is_no_deadline(text):
+    reading = message_read(text, language="ru", today=TODAY, asked=("format",))
+    assert reading.get("deadline") is None
