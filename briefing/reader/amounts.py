@@ -85,7 +85,10 @@ _CURRENCY_WORDS = (
     ("UAH", re.compile(r"гривн|гривен|гривень|грн|₴|\buah\b|hryvn", re.IGNORECASE)),
 )
 # Slang that names roubles without saying so, the Cyrillic "к" glued to digits ("750к") too.
-_ROUBLE_SLANG = re.compile(r"лям|лимон|тыщ|косар|штук|кус|(?<=\d)\s?к\b", re.IGNORECASE)
+# Slang for the local money's thousands and millions: roubles in Russian, hryvnias in
+# Ukrainian ("сорок кусків", "200 тищ", "пів ляма").
+_LOCAL_SLANG = re.compile(r"лям|лимон|тыщ|тищ|косар|штук|кус|(?<=\d)\s?к\b", re.IGNORECASE)
+_LOCAL_CURRENCY = {"ru": "RUB", "uk": "UAH"}
 
 _WORD_NUMBER = r"[a-zа-яёіїєґ'’]+"
 _MAGNITUDE = {
@@ -259,8 +262,8 @@ def amounts_find(text: str, *, language: str) -> list[tuple[int, str | None, int
             named = currency_named(tail[: max(tail.find("."), 0) or 30])
             if named:
                 currency = named[0]
-            elif language == "ru" and _ROUBLE_SLANG.search(text[start:end]):
-                currency = "RUB"
+            elif language in _LOCAL_CURRENCY and _LOCAL_SLANG.search(text[start:end]):
+                currency = _LOCAL_CURRENCY[language]
         result.append((value, currency, start, end))
     return result
 

@@ -244,3 +244,12 @@ def test_a_message_that_is_only_an_amount_is_the_budget_whatever_was_asked(
 def test_a_price_a_bare_number_or_a_question_alone_is_no_budget(text):
     reading = message_read(text, language="ru", today=TODAY, asked=("format",))
     assert reading.get("budget") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "currency"),
+    [("сорок кусків", "uk", "UAH"), ("200 тищ на все", "uk", "UAH"), ("300 косарей", "ru", "RUB")],
+)
+def test_slang_thousands_are_the_local_money(text, language, currency):
+    reading = message_read(text, language=language, today=TODAY, asked=("budget",))
+    assert reading.get("currency").value == currency
