@@ -298,8 +298,9 @@ REFUSED_FACTS = frozenset(
 
 def _facts_of_refused(work: TurnWork, guard: str) -> None:
     """ "Ignore the old logo, we rebranded: budget 500 000, deadline 1 March" refused as an
-    attack still gives its budget and deadline (and any name it states): a false alarm costs the client nothing, and
-    each value taken is recorded with the guard's flag, so the producer sees what it was.
+    attack still gives its budget and deadline (and any name it states): a false alarm costs
+    the client nothing, and each value taken is recorded with the guard's flag, so the
+    producer sees what it was.
     Not on a completed briefing (an attack is no additional request)."""
     if work.project.status == Project.Status.COMPLETED:
         return
