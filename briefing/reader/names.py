@@ -700,6 +700,12 @@ def read_names(c: Collector) -> None:
         for span in nlp.russian_entities(text):
             if span.type == "PER" and (len(span.text.split()) >= 2 or "clientName" in c.asked):
                 candidates.append((span.text, span.start, span.end, 0.75, None))
+    surname = _surname_restated(c)
+    if surname is not None:
+        candidates.insert(0, surname)
+    line = _lowercase_introduction_line(c)
+    if line is not None:
+        candidates.append((line[0], line[1], line[2], 0.8, None))
     restated = _name_restated(c, candidates)
     if restated is not None:
         candidates.insert(0, restated)
@@ -727,6 +733,73 @@ def read_names(c: Collector) -> None:
 
 
 _FULL_NAME = re.compile(rf"(?<![\w'’-]){_NAME}")
+# A client speaking of their surname: the full name they then write is theirs, as it stands
+# ("last name nowicki btw, kasia nowicki", "виправлю прізвище: … Лариса Мороз-Кравець").
+_SURNAME_CUE = re.compile(
+    r"(?<![\w'’-])(?:фамили[яюи]|прізвище|surname|last\s+name|family\s+name)"
+    r"(?:\s*(?:is|—|:)?\s*(?P<word>[^\W\d_][\w'’-]{2,}))?",
+    re.IGNORECASE,
+)
+
+
+def _surname_restated(c: Collector) -> tuple[str, int, int, float, str | None] | None:
+    """The last full name of a message that speaks of the client's surname: a capitalised
+    one the dictionary takes for a person, or a lowercase first name before the surname the
+    cue names."""
+    cue = _SURNAME_CUE.search(c.text)
+    if cue is None:
+        return None
+    last = None
+    for match in _FULL_NAME.finditer(c.text, cue.end()):
+        name = match.group()
+        if (
+            len(name.split()) == 2
+            and name.split()[0].casefold() not in _OPENERS
+            and _person_like(name, c.language)
+        ):
+            last = (name, match.start(), match.end())
+    surname = (cue.group("word") or "").casefold()
+    if last is None and surname and surname not in _LOWER_STOP:
+        pair = re.search(
+            rf"(?<![\w'’-])([^\W\d_][\w'’-]+)\s+({re.escape(surname)})(?![\w'’-])",
+            c.text[cue.end() :],
+            re.IGNORECASE,
+        )
+        first = pair.group(1).casefold() if pair else ""
+        if pair and first not in _LOWER_STOP and first not in _NOT_NAMES:
+            start = cue.end() + pair.start()
+            last = (_title([first, surname]), start, cue.end() + pair.end())
+    if last is None:
+        return None
+    return (last[0], last[1], last[2], 0.9, CORRECTION)
+
+
+# "ciaran o'dwyer, nore ash hurleys": a lowercase introduction line, when both were asked.
+_LOWER_INTRODUCTION = re.compile(
+    r"(?P<name>[a-zа-яёіїєґ'’-]{2,}\s+[a-zа-яёіїєґ'’-]{2,}),\s*"
+    r"(?P<org>[a-zа-яёіїєґ'’&-]{2,}(?:\s+[a-zа-яёіїєґ'’&-]+){0,3})\s*(?=[,.!?]|$)"
+)
+
+
+def _lowercase_introduction_line(c: Collector) -> tuple[str, int, int] | None:
+    """A lowercase name and company opening a reply to "your name and company?"; the
+    company is added here too, the name returned."""
+    if not {"clientName", "company"} <= set(c.asked) or not lowercase_message(c.text):
+        return None
+    for sentence in c.sentences:
+        offset = _sentence_opening(c, sentence)
+        match = _LOWER_INTRODUCTION.match(c.text, offset, sentence.end)
+        if match is None or c.overlaps(match.start(), match.end()):
+            continue
+        words = match.group("name").split()
+        if any(w in _LOWER_STOP or w in _NOT_NAMES or w in _FUNCTION_WORDS for w in words):
+            continue
+        org = match.group("org")
+        if not any(f.field == "company" for f in c.findings) and not place_named(org, c.language):
+            c.add("company", _title(org.split()), match.start("org"), match.end("org"), 0.8)
+            c.taken.append((match.start("org"), match.end("org")))
+        return _title(words), match.start("name"), match.end("name")
+    return None
 
 
 def _name_restated(
@@ -943,6 +1016,7 @@ def _read_lowercase_product(c: Collector) -> None:
 
 def read_companies_and_products(c: Collector) -> None:
     text = c.text
+    _read_renamed(c)
     for match in _QUOTED.finditer(text):
         name = match.group(1).strip()
         if len(re.sub(r"\W", "", name)) < 2 or c.overlaps(match.start(), match.end()):
@@ -1150,6 +1224,37 @@ def read_companies_and_products(c: Collector) -> None:
             ):
                 c.add("company", span.text, span.start, span.end, 0.7)
                 break
+
+
+# A rename said as such: "We renamed last spring — it's Lantern Row Tours now", "мы
+# переименовались, теперь мы «Северный Лён»", "ми перейменувалися — тепер «Лан»".
+_RENAME_CUE = re.compile(
+    r"(?<![\w'’-])(?:renamed|rebranded|changed\s+(?:our|the|its)\s+name|переименова\w*|"
+    r"перейменува\w*|сменили\s+название|змінили\s+назву|ребрендинг\w*)",
+    re.IGNORECASE,
+)
+_RENAMED_TO = re.compile(
+    r"(?:\b(?:it['’]?s|we['’]re|we\s+are|now)\s+(?:called\s+)?|(?<![\w])(?:теперь|тепер)\s+"
+    r"(?:(?:мы|ми|это|це|называемся|називаємося)\s+)?(?:[—–-]\s*)?)(?P<name>[«\"“]?[A-ZА-ЯЁІЇЄҐ][^.!?\n]{0,60})"
+)
+
+
+def _read_renamed(c: Collector) -> None:
+    """The new name after a rename cue: the company's (the product's when the message speaks
+    of one), as a correction; a person it never is ("it's Lantern Row Tours now")."""
+    if not _RENAME_CUE.search(c.text):
+        return
+    for match in _RENAMED_TO.finditer(c.text):
+        name = _name_cut(match.group("name"))
+        start = c.text.find(name, match.start("name")) if name else -1
+        if start < 0 or c.overlaps(start, start + len(name)) or place_named(name, c.language):
+            continue
+        field = "company"
+        if _noun_kind(re.findall(r"[\w'’-]+", c.text)) == "product":
+            field = "productName"  # "we renamed the app — it's Flowly now"
+        c.add(field, name, start, start + len(name), 0.85, CORRECTION)
+        c.taken.append((start, start + len(name)))
+        return
 
 
 def _read_work_for(c: Collector) -> None:

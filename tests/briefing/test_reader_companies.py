@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from briefing.reader import message_read
+from briefing.reader import CORRECTION, message_read
 from briefing.reader.findings import NAME_FIELDS
 
 TODAY = datetime.date(2026, 12, 3)
@@ -181,3 +181,71 @@ def test_the_company_said_before_what_it_is(language, frame, company):
 )  # fmt: skip
 def test_a_person_and_their_role_is_no_company(text):
     assert value(read(text, "en"), "company") not in ("Morag McKenzie", "Jane Smith")
+
+
+RENAMES = {
+    "en": ["Oh shoot, I wrote the old name. We renamed last spring — it's {} now.",
+           "We rebranded in May, we're {} now, the old name was taken."],
+    "ru": ["Мы переименовались, теперь мы «{}»."],
+    "uk": ["Ми перейменувалися — тепер «{}», стару назву забрали."],
+}  # fmt: skip
+RENAMED = {"en": ["Lantern Row Tours", "Copper Kettle Co"], "ru": ["Северный Лён"],
+           "uk": ["Кубик і Кава"]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("language", "frame", "company"),
+    [(language, frame, company) for language, frames in RENAMES.items() for frame in frames
+     for company in RENAMED[language]],
+)  # fmt: skip
+def test_a_renamed_company_is_a_correction_and_no_person(language, frame, company):
+    reading = read(frame.format(company), language)
+    assert value(reading, "company") == company
+    assert reading.get("company").kind == CORRECTION
+    assert value(reading, "clientName") != company
+
+
+SURNAME_SAID = {
+    "en": ["last name {last_lower} btw, {first_lower} {last_lower}",
+           "Sorry, my surname changed: please write {first} {last}."],
+    "ru": ["Поправлю фамилию: я вышла замуж. Пишите, пожалуйста, {first} {last}."],
+    "uk": ["Вибачте, виправлю прізвище: тепер {last}. Пишіть, будь ласка, {first} {last}."],
+}  # fmt: skip
+PEOPLE = {"en": [("Kasia", "Nowicki"), ("Ciaran", "Dwyer")],
+          "ru": [("Олеся", "Шибанова"), ("Анна", "Мелихова-Рощина")],
+          "uk": [("Лариса", "Мороз-Кравець"), ("Ганна", "Мельник")]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("language", "frame", "first", "last"),
+    [(language, frame, first, last) for language, frames in SURNAME_SAID.items()
+     for frame in frames for first, last in PEOPLE[language]],
+)  # fmt: skip
+def test_the_full_name_after_a_client_speaks_of_their_surname_stands(language, frame, first, last):
+    text = frame.format(first=first, last=last, first_lower=first.lower(),
+                        last_lower=last.lower())  # fmt: skip
+    reading = read(text, language)
+    assert value(reading, "clientName") == f"{first} {last}"
+    assert reading.get("clientName").kind == CORRECTION
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "word"),
+    [("ой автозамена, Шибанова! через и", "ru", "Шибанова"),
+     ("sorry autocorrect, its Dwyer, no O. ciaran dwyer", "en", "Dwyer"),
+     ("Ой, автозаміна: Мельник, звісно", "uk", "Мельник")],
+)  # fmt: skip
+def test_a_capitalised_word_after_owning_up_to_a_slip_is_spelt_again(text, language, word):
+    assert word in read(text, language).respelt
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "company"),
+    [("ciaran o'dwyer, nore ash hurleys. family business, 3 generations", "Ciaran O'dwyer",
+      "Nore Ash Hurleys"),
+     ("олеся шибанова, лён и луг. всё делаю сама", "Олеся Шибанова", "Лён и Луг")],
+)  # fmt: skip
+def test_a_lowercase_introduction_line_answers_name_and_company(text, name, company):
+    reading = read(text, "en" if text.isascii() else "ru", ("clientName", "company"))
+    assert value(reading, "clientName") == name
+    assert value(reading, "company") == company
