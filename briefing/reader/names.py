@@ -997,6 +997,13 @@ def _lowercase_name_after_noun(
     return None
 
 
+def _plural_only(word: str, language: str) -> bool:
+    """Whether every likely reading of `word` is a plural ("ресторани"; "компании" may be
+    one company's genitive)."""
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+    return all(p.tag.number == "plur" for p in morph.parse(word)[:3])
+
+
 def _read_lowercase_product(c: Collector) -> None:
     """A voice message's product after its noun ("у нас новый продукт горная гречка это
     хлопья", "табір карпатський ритм в яремчі"): two words or more, so that a common noun
@@ -1166,8 +1173,8 @@ def read_companies_and_products(c: Collector) -> None:
                     found is not None
                     and not c.overlaps(found[1], found[2])
                     # "ресторани київ львів": restaurants in general, then places
-                    and "plur" not in _grammemes(word, c.language, parses=1)
-                    and not place_named(found[0].split()[0], c.language)
+                    and not _plural_only(word, c.language)
+                    and not place_named(found[0], c.language)
                 ):
                     c.add("company", found[0], found[1], found[2], 0.7)
                     c.taken.append((found[1], found[2]))
