@@ -1038,10 +1038,11 @@ def read_companies_and_products(c: Collector) -> None:
         preposition_only = oblique and re.search(
             r"(?:из|від|з|із|от)\s*$", text[: match.start()], re.IGNORECASE
         )
-        if kind is None and (
+        cued = bool(
             _WE_ARE.search(text[max(0, match.start() - 20) : match.start()])
             or _apposed_org_noun(text, match.end())
-        ):
+        )
+        if kind is None and cued:
             kind = "company"  # "Мы — «Озёрный Край», парк отдыха": the client's organisation
         if kind is None and (preposition_only or _after_introduction(c, match.start())):
             kind = "company"  # "я из «Зерна»", "Игорь Петров, «Пульс»": where the client is from
@@ -1071,8 +1072,10 @@ def read_companies_and_products(c: Collector) -> None:
         if kind is None:
             if "productName" in c.asked:
                 kind = "product"
-            elif {"clientName", "company"} & set(c.asked):
-                kind = "company"
+            elif {"clientName", "company"} & set(c.asked) and not any(
+                f.field == "company" for f in c.findings
+            ):
+                kind = "company"  # (one company a message: a second quoted name is a thing)
             elif _REFERENCE_CUE.search(text[max(0, match.start() - 40) : match.start()]):
                 continue  # "нравится, как снимает «Азбука вкуса»": someone else's work
             else:
@@ -1085,7 +1088,7 @@ def read_companies_and_products(c: Collector) -> None:
         field_name = "company" if kind == "company" else "productName"
         if field_name == "productName" and "productName" in c.asked:
             continue  # a direct answer to the product question is read whole, below
-        confidence = 0.85 if _noun_kind(before) or preposition_only or works_at else 0.7
+        confidence = 0.85 if _noun_kind(before) or preposition_only or works_at or cued else 0.7
         renamed = _RENAMED.search(text[max(0, match.start() - 40) : match.start()])
         c.add(field_name, value, match.start(1), match.end(1), confidence,
               CORRECTION if renamed else None)  # fmt: skip

@@ -249,3 +249,18 @@ def test_a_lowercase_introduction_line_answers_name_and_company(text, name, comp
     reading = read(text, "en" if text.isascii() else "ru", ("clientName", "company"))
     assert value(reading, "clientName") == name
     assert value(reading, "company") == company
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "company", "product"),
+    [
+        ("Мы — «Озёрный Край», парк отдыха. Тропа называется «Ледовая миля».", "ru",
+         "Озёрный Край", "Ледовая миля"),
+        ("Ми — «Кубик і Кава», антикафе. Подія — «Ніч настолок».", "uk", "Кубик і Кава",
+         "Ніч настолок"),
+    ],
+)  # fmt: skip
+def test_asked_for_the_company_a_second_quoted_name_is_the_thing(text, language, company, product):
+    reading = read(text, language, ("company",))
+    assert value(reading, "company") == company
+    assert value(reading, "productName") == product
