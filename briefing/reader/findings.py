@@ -4,6 +4,7 @@ field readers add their findings to."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,6 +75,9 @@ class Reading:
 
 
 RANK = {CORRECTION: 3, ANSWER: 2, MENTION: 1, QUESTION: 0}
+# Fields that hold a name: a value without a letter ("5 000", "№ 3") is never one.
+NAME_FIELDS = frozenset({"clientName", "company", "productName", "role"})
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 @dataclass
@@ -107,6 +111,8 @@ class Collector:
     ) -> None:
         if value is None or value == "":
             return
+        if name in NAME_FIELDS and not _LETTER.search(str(value)):
+            return  # "призовий фонд турніру 5 000": an amount after an organisation word
         kind = kind or self.kind_at(start, name)
         finding = Finding(name, value, self.text[start:end], start, end, confidence, kind)
         (self.mentions if kind == QUESTION else self.findings).append(finding)

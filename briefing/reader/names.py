@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from briefing.reader import nlp
 from briefing.reader.chatter import is_confirmation, is_greeting
 from briefing.reader.findings import ANSWER, CORRECTION, Collector
+from briefing.reader.places import place_named
 from briefing.reader.statements import Sentence, sentence_at
 
 # --- names ---------------------------------------------------------------------------------
@@ -174,7 +175,11 @@ def lowercase_name_at(text: str, position: int, language: str) -> tuple[str, int
             if tags & {"VERB", "INFN", "NPRO", "PRED", "ADVB"}:
                 break
             likeliest = _grammemes(word, language, parses=1)
-            if likeliest & {"gent", "datv", "ablt", "loct"} and "Fixd" not in tags:
+            if (
+                likeliest & {"gent", "datv", "ablt", "loct"}
+                and "Fixd" not in tags
+                and not (taken and _agrees_with_adjective(taken[-1].group(), word, language))
+            ):
                 break
         taken.append(match)
     while taken and taken[-1].group() in ("и", "і"):
@@ -182,6 +187,21 @@ def lowercase_name_at(text: str, position: int, language: str) -> tuple[str, int
     if not taken:
         return None
     return _title([m.group() for m in taken]), taken[0].start(), taken[-1].end()
+
+
+def _agrees_with_adjective(adjective: str, word: str, language: str) -> bool:
+    """Whether `word` has a nominative noun reading that agrees with the nominative adjective
+    before it: "кедровый пар" is a name, though "пар" reads first as the genitive of "пара"."""
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+    adjectives = [
+        p.tag for p in morph.parse(adjective)[:3] if p.tag.POS == "ADJF" and p.tag.case == "nomn"
+    ]
+    return any(
+        p.tag.POS == "NOUN"
+        and p.tag.case == "nomn"
+        and any(a.number == p.tag.number and a.gender in (None, p.tag.gender) for a in adjectives)
+        for p in morph.parse(word)[:4]
+    )
 
 
 # A lowercase intro: an explicit cue ("меня зовут", "my name is"), then a first name the
@@ -275,11 +295,12 @@ _ORG_NOUNS = re.compile(
     r"хімчистк|питомник|розплідник|гостиниц|хостел|обжарщик|обсмажувальн|пивовар|винодельн|ферм|"
     r"пасік|пасек|пасеч|организаци|організаці|объединени|об['’]єднанн|ассоциаци|асоціаці|союз|"
     r"кооператив|холдинг|корпораци|корпораці|сообществ|спільнот|курорт|сидрери|сидрері|"
-    r"лавк|крамниц|"
+    r"лавк|крамниц|комплекс|стойбищ|стійбищ|антикаф|виноробн|парк(?:а|у|е|ом|і|и|ов|ів)?$|"
     r"(?:company|studio|agency|school|restaurant|bakery|hotel|firm|brand|band|team|shop|"
     r"store|clinic|chain|trust|charity|roastery|roasters|brewery|bar|cafe|salon|barbershop|"
     r"farm|winery|gym|organi[sz]ation|association|union|cooperative|community|bookshop|"
-    r"bookstore|resort|fund|foundation|nonprofit|charity|workshop)$)",
+    r"bookstore|resort|fund|foundation|nonprofit|charity|workshop|truck|distillery|lodge|"
+    r"centre|center)$)",
     re.IGNORECASE,
 )
 _PRODUCT_NOUNS = re.compile(
@@ -301,6 +322,13 @@ _REFERENCE_CUE = re.compile(
     re.IGNORECASE,
 )
 _FROM_PREPOSITION = re.compile(r"(?:^|\s)(?:из|от|з|із|від|у|для)\s*$", re.IGNORECASE)
+# Any preposition puts the name after it in an oblique case: "CMO в «Тактилике»", "на
+# «Северном Ветре»", "для «Зерна»".
+_CASE_PREPOSITION = re.compile(
+    r"(?:^|\s)(?:из|от|з|із|зі|від|у|для|в|во|на|при|о|об|про|с|со|к|ко|до|после|після|"
+    r"перед|за|под|під|над|по)\s*$",
+    re.IGNORECASE,
+)
 _IS_OUR_PRODUCT = re.compile(
     r"^\W*(?:это|це|is|—|-)?\s*(?:наш|наша|наше|наші|наши|our)\s+(?:нов\w+\s+)?(\w+)",
     re.IGNORECASE,
@@ -323,9 +351,25 @@ _EN_COMPANY = re.compile(
     r"(?:\s+now)?|\bwith|\bon\s+behalf\s+of|\brepresenting|\bwork\s+for)\s+"
     rf"(?:the\s+(?:band|company|studio|team)\s+|(?P<the>the\s+))?{_ORG_LATIN}"
 )
+# The work a client does for a company, said instead of a role: "I look after marketing for",
+# "i do marketing and bookings for", "I handle PR at", "керую маркетингом у", "отвечаю за
+# соцсети в", "веду інстаграм у": the name after it is where the client works.
+_WORK_VERB = (
+    r"(?:look\s+after|take\s+care\s+of|handle|do|run|lead|manage|head|oversee|"
+    r"керую|руковожу|отвечаю\s+за|відповідаю\s+за|занимаюсь|займаюся|веду|работаю|працюю)"
+)
+_WORK_FOR = re.compile(
+    rf"(?<![\w'’-]){_WORK_VERB}\s+(?:[\w'’&-]+\s+){{0,4}}?(?:for|at|в|во|у|на)\s*$", re.I
+)
+_WORK_FOR_LATIN = re.compile(
+    rf"\b[Ii]\s+{_WORK_VERB}\s+(?:[\w'’&-]+\s+){{0,4}}?(?:for|at)\s+(?:the\s+)?"
+)
 # "ресторан Kava&Vyno", "studio is Pixel Lantern Games", "company's Wick & Wild": a Latin
 # name right after a word that says it is an organisation (_ORG_NOUNS)
-_AFTER_ORG_NOUN = re.compile(rf"(?:['’]s|\s+is|\s*[:—–-]|\s+in\s+[A-Z][\w-]+,)?\s+{_ORG_LATIN}")
+_AFTER_ORG_NOUN = re.compile(
+    # "a distillery, Derwent Heads, in Hobart": a name set off by commas
+    rf"(?:['’]s|\s+is|\s*[:—–-]|\s+in\s+[A-Z][\w-]+,|,(?=\s+(?!I\b)[^,.!?]+,))?\s+{_ORG_LATIN}"
+)
 _CALLED = re.compile(
     r"(?P<noun>\w+),?\s+(?P<now>(?:теперь|тепер|now|уже|вже)\s+)?(?:is\s+|are\s+)?"
     r"(?:called|named|называется|называются|називається|branded\s+as|(?:we\s+)?call\s+it|"
@@ -424,6 +468,14 @@ def _verbs_dropped(name: str, start: int, language: str) -> tuple[str, int]:
     return name, start
 
 
+def _works_for_before(c: Collector, position: int) -> bool:
+    """Whether the clause before `position` says the work the client does for a company
+    ("Я керую маркетингом у «…»", "I do the socials at …")."""
+    sentence = sentence_at(c.sentences, position)
+    start = sentence.start if sentence else max(0, position - 80)
+    return bool(_WORK_FOR.search(c.text[start:position].rstrip(' «"“')))
+
+
 def _role_before(words: list[str]) -> bool:
     """A role word among the last words of the clause: the quoted name after it is where the
     client works."""
@@ -468,13 +520,18 @@ def quoted_nominative(name: str, language: str, *, oblique: bool) -> str:
         return name
     morph = nlp.morph("uk" if language == "uk" else "ru")
     chosen = []
+    kept = set()  # "у «Кубик і Кава»": words the dictionary reads first in the nominative
     for word in name.split():
+        readings = morph.parse(word)
+        if readings and readings[0].is_known and readings[0].tag.case == "nomn":
+            kept.add(len(chosen))
+            chosen.append((word, None))
+            continue
         parses = [
-            p for p in morph.parse(word)
+            p for p in readings
             if p.tag.case in ("gent", "datv", "ablt", "loct") and p.normal_form != word.lower()
         ]  # fmt: skip
-        nouns = [p for p in parses if p.tag.POS == "NOUN"]
-        chosen.append((word, (nouns or parses or [None])[0]))
+        chosen.append((word, _likeliest_lemma(parses)))
     # an adjective takes the gender of the noun after it: «Северного Ветра» → «Северный Ветер»
     genders = [
         ("plur" if str(p.tag.number) == "plur" else str(p.tag.gender or "") or None)
@@ -484,7 +541,14 @@ def quoted_nominative(name: str, language: str, *, oblique: bool) -> str:
     ]
     words = []
     for index, (word, parse) in enumerate(chosen):
-        if parse is not None and word[:1].isupper():
+        if index and chosen[index - 1][1] is not None and chosen[index - 1][1].tag.POS == "NOUN":
+            # the words after the head noun qualify it in their own case: «Глубине Байкала»
+            # → «Глубина Байкала»
+            words.extend(w for w, _ in chosen[index:])
+            break
+        if index in kept:
+            pass
+        elif parse is not None and word[:1].isupper():
             wanted = {"nomn"}
             if parse.tag.POS in ("ADJF", "PRTF"):
                 gender = next((g for g in genders[index + 1 :] if g), None)
@@ -506,6 +570,20 @@ def quoted_nominative(name: str, language: str, *, oblique: bool) -> str:
             word = word[:-1]
         words.append(word)
     return " ".join(words)
+
+
+def _likeliest_lemma(parses: list) -> object | None:
+    """The first reading of the word whose readings together are the likeliest: an unknown
+    "Тактилике" is "тактилика" in four readings of five, "Северном" an adjective, not the
+    town "Северн"; a noun's among equals."""
+    totals: dict[str, float] = {}
+    for parse in parses:
+        totals[parse.normal_form] = totals.get(parse.normal_form, 0.0) + parse.score
+    if not totals:
+        return None
+    nouns = {p.normal_form for p in parses if p.tag.POS == "NOUN"}
+    best = max(totals, key=lambda lemma: (round(totals[lemma], 3), lemma in nouns))
+    return next(p for p in parses if p.normal_form == best)
 
 
 _GREETING_LEAD = re.compile(
@@ -622,6 +700,12 @@ def read_names(c: Collector) -> None:
         for span in nlp.russian_entities(text):
             if span.type == "PER" and (len(span.text.split()) >= 2 or "clientName" in c.asked):
                 candidates.append((span.text, span.start, span.end, 0.75, None))
+    surname = _surname_restated(c)
+    if surname is not None:
+        candidates.insert(0, surname)
+    line = _lowercase_introduction_line(c)
+    if line is not None:
+        candidates.append((line[0], line[1], line[2], 0.8, None))
     restated = _name_restated(c, candidates)
     if restated is not None:
         candidates.insert(0, restated)
@@ -649,6 +733,73 @@ def read_names(c: Collector) -> None:
 
 
 _FULL_NAME = re.compile(rf"(?<![\w'’-]){_NAME}")
+# A client speaking of their surname: the full name they then write is theirs, as it stands
+# ("last name nowicki btw, kasia nowicki", "виправлю прізвище: … Лариса Мороз-Кравець").
+_SURNAME_CUE = re.compile(
+    r"(?<![\w'’-])(?:фамили[яюи]|прізвище|surname|last\s+name|family\s+name)"
+    r"(?:\s*(?:is|—|:)?\s*(?P<word>[^\W\d_][\w'’-]{2,}))?",
+    re.IGNORECASE,
+)
+
+
+def _surname_restated(c: Collector) -> tuple[str, int, int, float, str | None] | None:
+    """The last full name of a message that speaks of the client's surname: a capitalised
+    one the dictionary takes for a person, or a lowercase first name before the surname the
+    cue names."""
+    cue = _SURNAME_CUE.search(c.text)
+    if cue is None:
+        return None
+    last = None
+    for match in _FULL_NAME.finditer(c.text, cue.end()):
+        name = match.group()
+        if (
+            len(name.split()) == 2
+            and name.split()[0].casefold() not in _OPENERS
+            and _person_like(name, c.language)
+        ):
+            last = (name, match.start(), match.end())
+    surname = (cue.group("word") or "").casefold()
+    if last is None and surname and surname not in _LOWER_STOP:
+        pair = re.search(
+            rf"(?<![\w'’-])([^\W\d_][\w'’-]+)\s+({re.escape(surname)})(?![\w'’-])",
+            c.text[cue.end() :],
+            re.IGNORECASE,
+        )
+        first = pair.group(1).casefold() if pair else ""
+        if pair and first not in _LOWER_STOP and first not in _NOT_NAMES:
+            start = cue.end() + pair.start()
+            last = (_title([first, surname]), start, cue.end() + pair.end())
+    if last is None:
+        return None
+    return (last[0], last[1], last[2], 0.9, CORRECTION)
+
+
+# "ciaran o'dwyer, nore ash hurleys": a lowercase introduction line, when both were asked.
+_LOWER_INTRODUCTION = re.compile(
+    r"(?P<name>[a-zа-яёіїєґ'’-]{2,}\s+[a-zа-яёіїєґ'’-]{2,}),\s*"
+    r"(?P<org>[a-zа-яёіїєґ'’&-]{2,}(?:\s+[a-zа-яёіїєґ'’&-]+){0,3})\s*(?=[,.!?]|$)"
+)
+
+
+def _lowercase_introduction_line(c: Collector) -> tuple[str, int, int] | None:
+    """A lowercase name and company opening a reply to "your name and company?"; the
+    company is added here too, the name returned."""
+    if not {"clientName", "company"} <= set(c.asked) or not lowercase_message(c.text):
+        return None
+    for sentence in c.sentences:
+        offset = _sentence_opening(c, sentence)
+        match = _LOWER_INTRODUCTION.match(c.text, offset, sentence.end)
+        if match is None or c.overlaps(match.start(), match.end()):
+            continue
+        words = match.group("name").split()
+        if any(w in _LOWER_STOP or w in _NOT_NAMES or w in _FUNCTION_WORDS for w in words):
+            continue
+        org = match.group("org")
+        if not any(f.field == "company" for f in c.findings) and not place_named(org, c.language):
+            c.add("company", _title(org.split()), match.start("org"), match.end("org"), 0.8)
+            c.taken.append((match.start("org"), match.end("org")))
+        return _title(words), match.start("name"), match.end("name")
+    return None
 
 
 def _name_restated(
@@ -846,6 +997,13 @@ def _lowercase_name_after_noun(
     return None
 
 
+def _plural_only(word: str, language: str) -> bool:
+    """Whether every likely reading of `word` is a plural ("ресторани"; "компании" may be
+    one company's genitive)."""
+    morph = nlp.morph("uk" if language == "uk" else "ru")
+    return all(p.tag.number == "plur" for p in morph.parse(word)[:3])
+
+
 def _read_lowercase_product(c: Collector) -> None:
     """A voice message's product after its noun ("у нас новый продукт горная гречка это
     хлопья", "табір карпатський ритм в яремчі"): two words or more, so that a common noun
@@ -865,6 +1023,7 @@ def _read_lowercase_product(c: Collector) -> None:
 
 def read_companies_and_products(c: Collector) -> None:
     text = c.text
+    _read_renamed(c)
     for match in _QUOTED.finditer(text):
         name = match.group(1).strip()
         if len(re.sub(r"\W", "", name)) < 2 or c.overlaps(match.start(), match.end()):
@@ -879,6 +1038,12 @@ def read_companies_and_products(c: Collector) -> None:
         preposition_only = oblique and re.search(
             r"(?:из|від|з|із|от)\s*$", text[: match.start()], re.IGNORECASE
         )
+        cued = bool(
+            _WE_ARE.search(text[max(0, match.start() - 20) : match.start()])
+            or _apposed_org_noun(text, match.end())
+        )
+        if kind is None and cued:
+            kind = "company"  # "Мы — «Озёрный Край», парк отдыха": the client's organisation
         if kind is None and (preposition_only or _after_introduction(c, match.start())):
             kind = "company"  # "я из «Зерна»", "Игорь Петров, «Пульс»": where the client is from
         if kind == "company" and any(f.field == "company" for f in c.findings):
@@ -891,7 +1056,10 @@ def read_companies_and_products(c: Collector) -> None:
         if (
             kind is None
             and not any(f.field == "company" for f in c.findings)
-            and (works_at := _role_before(_clause_words_before(c, match.start())))
+            and (
+                works_at := _role_before(_clause_words_before(c, match.start()))
+                or _works_for_before(c, match.start())
+            )
         ):
             # "Я CMO в «Бастион Софт»", "директор виноробні «Бессарабські Пагорби»",
             # "руководитель отдела маркетинга на хладокомбинате «Северный Пломбир»": where the
@@ -913,11 +1081,12 @@ def read_companies_and_products(c: Collector) -> None:
                 # новая услуга «Е-Лев», диван «Облако»): what the briefing is about. The
                 # read-back shows it, and a surer reading replaces it.
                 kind = "product"
-        value = quoted_nominative(name, c.language, oblique=oblique)
+        inflected = _CASE_PREPOSITION.search(text[max(0, match.start() - 30) : match.start()])
+        value = quoted_nominative(name, c.language, oblique=bool(inflected))
         field_name = "company" if kind == "company" else "productName"
         if field_name == "productName" and "productName" in c.asked:
             continue  # a direct answer to the product question is read whole, below
-        confidence = 0.85 if _noun_kind(before) or preposition_only or works_at else 0.7
+        confidence = 0.85 if _noun_kind(before) or preposition_only or works_at or cued else 0.7
         renamed = _RENAMED.search(text[max(0, match.start() - 40) : match.start()])
         c.add(field_name, value, match.start(1), match.end(1), confidence,
               CORRECTION if renamed else None)  # fmt: skip
@@ -986,6 +1155,10 @@ def read_companies_and_products(c: Collector) -> None:
                 c.taken.append((match.start(), match.end()))
                 break
     if not any(f.field == "company" for f in c.findings):
+        _read_work_for(c)
+    if not any(f.field == "company" for f in c.findings):
+        _read_apposed_company(c)
+    if not any(f.field == "company" for f in c.findings):
         lowercase = lowercase_message(text)
         for token in re.finditer(r"[\w-]+(?:['’][\w-]+)*", text):  # "кав'ярня", "company's"
             word = re.sub(r"['’]s$", "", token.group())
@@ -997,7 +1170,13 @@ def read_companies_and_products(c: Collector) -> None:
                 # dictionary vouches for the words; an English "our shop then kids skating"
                 # has none)
                 found = _lowercase_name_after_noun(text, after, c.language)
-                if found is not None and not c.overlaps(found[1], found[2]):
+                if (
+                    found is not None
+                    and not c.overlaps(found[1], found[2])
+                    # "ресторани київ львів": restaurants in general, then places
+                    and not _plural_only(word, c.language)
+                    and not place_named(found[0], c.language)
+                ):
                     c.add("company", found[0], found[1], found[2], 0.7)
                     c.taken.append((found[1], found[2]))
                     break
@@ -1010,6 +1189,8 @@ def read_companies_and_products(c: Collector) -> None:
             if not match:
                 continue
             org = _org_cut(match.group("org"))
+            if place_named(org, c.language):
+                continue  # "a vertical farm in Jurong, Singapore": where it is, not its name
             if not c.overlaps(match.start("org"), match.end("org")):
                 # "ролик для бренда Лесная Полка", "a video for the brand Nomad": what the
                 # video is for, the product; "я из бренда …" is where the client works
@@ -1051,6 +1232,111 @@ def read_companies_and_products(c: Collector) -> None:
             ):
                 c.add("company", span.text, span.start, span.end, 0.7)
                 break
+
+
+# A rename said as such: "We renamed last spring — it's Lantern Row Tours now", "мы
+# переименовались, теперь мы «Северный Лён»", "ми перейменувалися — тепер «Лан»".
+_RENAME_CUE = re.compile(
+    r"(?<![\w'’-])(?:renamed|rebranded|changed\s+(?:our|the|its)\s+name|переименова\w*|"
+    r"перейменува\w*|сменили\s+название|змінили\s+назву|ребрендинг\w*)",
+    re.IGNORECASE,
+)
+_RENAMED_TO = re.compile(
+    r"(?:\b(?:it['’]?s|we['’]re|we\s+are|now)\s+(?:called\s+)?|(?<![\w])(?:теперь|тепер)\s+"
+    r"(?:(?:мы|ми|это|це|называемся|називаємося)\s+)?(?:[—–-]\s*)?)(?P<name>[«\"“]?[A-ZА-ЯЁІЇЄҐ][^.!?\n]{0,60})"
+)
+
+
+def _read_renamed(c: Collector) -> None:
+    """The new name after a rename cue: the company's (the product's when the message speaks
+    of one), as a correction; a person it never is ("it's Lantern Row Tours now")."""
+    if not _RENAME_CUE.search(c.text):
+        return
+    for match in _RENAMED_TO.finditer(c.text):
+        name = _name_cut(match.group("name"))
+        start = c.text.find(name, match.start("name")) if name else -1
+        if start < 0 or c.overlaps(start, start + len(name)) or place_named(name, c.language):
+            continue
+        field = "company"
+        if _noun_kind(re.findall(r"[\w'’-]+", c.text)) == "product":
+            field = "productName"  # "we renamed the app — it's Flowly now"
+        c.add(field, name, start, start + len(name), 0.85, CORRECTION)
+        c.taken.append((start, start + len(name)))
+        return
+
+
+def _read_work_for(c: Collector) -> None:
+    """The company after the work a client does for it ("I look after marketing for Saltpan
+    Divers", "i do marketing and bookings for olare plains camp we're …")."""
+    lowercase = lowercase_message(c.text)
+    for cue in _WORK_FOR_LATIN.finditer(c.text):
+        if lowercase:
+            found = lowercase_name_at(c.text, cue.end(), c.language)
+        else:
+            org = _ORG_LATIN_AT.match(c.text, cue.end())
+            found = org and (_org_cut(org.group("org")), org.start("org"), org.end("org"))
+        if not found or not found[0] or c.overlaps(found[1], found[1] + len(found[0])):
+            continue
+        if place_named(found[0], c.language):
+            continue  # "I run tours at Dubrovnik": a place
+        c.add("company", found[0], found[1], found[1] + len(found[0]), 0.8)
+        c.taken.append((found[1], found[1] + len(found[0])))
+        return
+
+
+_ORG_LATIN_AT = re.compile(_ORG_LATIN)
+# The company named before the words that say what it is: "Saltpan Divers, we're a dive
+# centre", "Canopy Stack, a vertical farm", "«Озёрный Край», парк отдыха", "«Лан» — студія".
+_APPOSED = re.compile(
+    r"\s*(?:,|\s[—–-])\s*(?P<det>(?:we['’]re|we\s+are|это|це)\s+)?(?P<article>(?:a|an|the|our)\s+)?"
+    r"(?P<words>(?:[^\W\d_][\w'’-]*\s+){0,3}[^\W\d_][\w'’-]*)"
+)
+_APPOSED_LATIN = re.compile(rf"{_ORG_LATIN}(?=,\s)")
+# "Мы — «Озёрный Край»", "Ми — «Кубик і Кава»", "We are «…»": the client's organisation.
+_WE_ARE = re.compile(r"(?<![\w])(?:мы|ми|we\s+are|we['’]re)\s*(?:[—–-]|это|це)?\s*$", re.I)
+
+
+def _apposed_org_noun(text: str, end: int, *, article: bool = False) -> bool:
+    """Whether the words after `end` (a comma or a dash, then up to four words) hold an
+    organisation word: the name before them is a company's. With `article`, only when they
+    open with one ("Derwent Heads, a small distillery"; "Morag McKenzie, I run the
+    distillery" is a person)."""
+    match = _APPOSED.match(text, end)
+    if article and match and not (match.group("article") or match.group("det")):
+        return False
+    words = match.group("words").split() if match else []
+    for index, word in enumerate(words):
+        if word.casefold() in _APPOSED_STOP or _ROLE_ALONE.fullmatch(word):
+            return False  # "Jane Smith, the owner of Crumbs": a person and their role
+        if _ORG_NOUNS.match(word):
+            # "Jane Smith, a bakery owner": the role after the organisation's word
+            return not (index + 1 < len(words) and _ROLE_ALONE.fullmatch(words[index + 1]))
+        if _PRODUCT_NOUNS.match(word):
+            return False
+    return False
+
+
+_APPOSED_STOP = frozenset({
+    "of", "at", "from", "for", "in", "i", "в", "у", "з", "із", "из", "для", "на", "я",
+})  # fmt: skip
+
+
+def _read_apposed_company(c: Collector) -> None:
+    """A capitalised Latin name followed by what the company is ("Derwent Heads, a small
+    distillery", "Saltpan Divers, we're a dive centre")."""
+    for match in _APPOSED_LATIN.finditer(c.text):
+        org = _org_cut(match.group("org"))
+        start = match.start("org")
+        if (
+            not org
+            or c.overlaps(start, start + len(org))
+            or not _apposed_org_noun(c.text, match.end(), article=True)
+            or place_named(org, c.language)
+        ):
+            continue
+        c.add("company", org, start, start + len(org), 0.8)
+        c.taken.append((start, start + len(org)))
+        return
 
 
 # A reply that opens with a subject pronoun is a sentence about something, never a name.

@@ -119,6 +119,19 @@ def regions_named(text: str, language: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def place_named(name: str, language: str) -> bool:
+    """Whether `name` (any case, Cyrillic in any case form) is a country or a city of
+    ALIASED_POPULATION people or more: "Singapore", "київ", "Тюмени"."""
+    words = _WORD.findall(name)
+    if not words:
+        return False
+    places = _places()
+    place = places.get(" ".join(words).casefold()) or places.get(
+        _lemmas(words, language).casefold()
+    )
+    return place is not None and place[1] >= ALIASED_POPULATION
+
+
 def _spaced(text: str, span: list[re.Match[str]]) -> bool:
     """Whether the words of `span` follow one another with only spaces or hyphens between."""
     return all(re.fullmatch(r"[ \t-]+", text[a.end() : b.start()]) for a, b in pairwise(span))

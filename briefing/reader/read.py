@@ -402,10 +402,25 @@ _RESPELT_OPENING = re.compile(
 )
 
 
+# "ой автозамена, Шибанова!", "sorry autocorrect, its Dwyer": a slip of the keyboard owned
+# up to; the capitalised words after it are names written again.
+_SLIP_CUE = re.compile(
+    r"(?<![\w'’-])(?:автозамен\w*|автозамін\w*|auto-?correct\w*|опечат\w*|описк\w*|"
+    r"одрук\w*|typo)",
+    re.IGNORECASE,
+)
+# ("Tkachuk, not Tkach": the word after a "not" is the one put right away)
+_CAPITALISED = re.compile(r"(?<![\w'’-])(?<!not )(?<!не )(?<!ні )(?<!no )[A-ZА-ЯЁІЇЄҐ][\w'’-]{2,}")
+
+
 def _respelt_words(text: str) -> tuple[str, ...]:
-    """The words a client spells again in a correcting message (the cue or the opening
-    word), for briefing.turn.reading to put in place of the name word each nearly is."""
+    """The words a client spells again in a correcting message (the cue, the opening word,
+    or a capitalised word after owning up to a slip), for briefing.turn.reading to put in place
+    of the name word each nearly is."""
     words = [m.group("word") for m in _RESPELLING_CUE.finditer(text)]
+    slip = _SLIP_CUE.search(text)
+    if slip:
+        words += _CAPITALISED.findall(text, slip.end())
     opening = _RESPELT_OPENING.match(text)
     if opening:
         words.append(opening.group("word"))

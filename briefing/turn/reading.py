@@ -250,12 +250,25 @@ def _respelt_apply(
     reading: Reading, targets: Mapping[str, tuple[StageRun, str]], event: Callable[..., None]
 ) -> list[StageRun]:
     """Each word the client spelt again replaces the word (or two words written apart) of
-    the name, company or product it nearly is, with that word's capital. The stages
-    changed."""
+    the name, company or product it nearly is, with that word's capital; only in the value
+    it is nearest to ("СолнцеДом" puts the company "СолнеДом" right, not the product
+    "Солнце под ключ"). The stages changed."""
+    values = [
+        stage.fields.get(field_name)
+        for name in WORD_FIXED_FIELDS
+        if name in targets
+        for stage, field_name in [targets[name]]
+    ]
+    # (a word a value already holds, this message's reading perhaps, is put right already)
+    nearest = {
+        word: max((_respelt_ratio(v, word) for v in values if isinstance(v, str)), default=0.0)
+        for word in reading.respelt
+    }
 
     def respelt(value: str) -> str:
         for word in reading.respelt:
-            value = _respelt_into(value, word)
+            if _respelt_ratio(value, word) >= nearest[word]:
+                value = _respelt_into(value, word)
         return value
 
     return _names_rewritten(reading, targets, event, respelt) if reading.respelt else []
@@ -286,6 +299,19 @@ def _names_rewritten(
               new=fixed, evidence=reading.text[:200], statement=CORRECTION)  # fmt: skip
         changed.append(stage)
     return changed
+
+
+def _respelt_ratio(value: str, word: str) -> float:
+    """How near `word` is to the nearest word (or pair of words) of `value`."""
+    words, wanted = value.split(), word.casefold()
+    return max(
+        (
+            SequenceMatcher(None, "".join(words[i : i + size]).casefold(), wanted).ratio()
+            for size in (2, 1)
+            for i in range(len(words) - size + 1)
+        ),
+        default=0.0,
+    )
 
 
 def _respelt_into(value: str, word: str) -> str:

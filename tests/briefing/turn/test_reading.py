@@ -328,3 +328,23 @@ def test_a_first_name_is_completed_by_the_full_name_said_later(project, say):
     assert fields(project, "intro")["clientName"] == "Денис"
     say(project, "Меня Денис зовут, Денис Ямщиков.")
     assert fields(project, "intro")["clientName"] == "Денис Ямщиков"
+
+
+@pytest.mark.parametrize(
+    ("first", "fix", "company", "product"),
+    [
+        ("Добрый день. Меня зовут Тимур Алиев, я директор компании «СолнеДом». Весной "
+         "запускаем новую услугу «Солнце под ключ».",
+         "Опечатка в названии компании: правильно «СолнцеДом», через «ц».", "СолнцеДом",
+         "Солнце под ключ"),
+        ("Hi, I'm Ciaran Dwyer from Nore Ash Hurlies, we're launching a hurley called the "
+         "Ash Feather.", "Sorry, autocorrect: Hurleys.", "Nore Ash Hurleys", "Ash Feather"),
+    ],
+)  # fmt: skip
+def test_a_word_spelt_again_puts_right_only_the_value_it_is_nearest_to(
+    project, say, first, fix, company, product
+):
+    say(project, first)
+    say(project, fix)
+    assert fields(project, "intro")["company"] == company
+    assert product in str(fields(project, "vision").get("productName"))
