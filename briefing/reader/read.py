@@ -54,7 +54,7 @@ from briefing.reader.statements import (
     sentence_at,
     sentences_of,
 )
-from briefing.reader.topics import read_topics
+from briefing.reader.topics import read_topics, tells_something_else
 from core.input import long_runs_blank
 from llmkit.extract import find_urls
 
@@ -674,8 +674,12 @@ def _read_cached(
     answer = _answer_text(text, sentences, labelled, corrected)
     c.answer_text = answer
     # A reply that states a contact, an amount or a date, or a kind of project, names no product.
-    if not is_project_type(answer) and not any(
-        f.field in ("contact", "budget", "deadline") for f in c.findings
+    # Nor does one that speaks of a length, pieces, a purpose or a date ("deadline 5 feb plz").
+    if (
+        not is_project_type(answer)
+        and not any(f.field in ("contact", "budget", "deadline") for f in c.findings)
+        and not any(m.field == "date" for m in c.mentions)
+        and not tells_something_else(answer)
     ):
         read_product_answer(c)
     findings = tuple(c.findings)

@@ -154,3 +154,23 @@ def read_topics(c: Collector) -> None:
                 value = [text]
             c.add(field, value, sentence.start, sentence.end, TOPIC_CONFIDENCE)
             found.add(field)
+
+
+# A reply that goes on from the one before: "і ще шортси", "and a teaser", "плюс обложки".
+_CONTINUATION = re.compile(
+    r"^\W*(?:и|і|й|та|а\s+ещ[её]|а\s+також|ещ[её]|ще|плюс|also|and|plus)\b", re.IGNORECASE
+)
+_LENGTH_OR_RATIO = re.compile(rf"{_DURATION}|\b(?:9|16|4|1)\s*:\s*(?:16|9|5|1)\b", re.IGNORECASE)
+
+
+def tells_something_else(text: str) -> bool:
+    """Whether a short reply taken where a name is asked speaks of something else: a length
+    or a ratio ("60 sec + shorts"), pieces to deliver ("one film and three cut-downs"), a
+    purpose ("so that people book"), or goes on from the reply before ("і ще шортси"). It
+    names no product or company."""
+    return bool(
+        _CONTINUATION.search(text)
+        or _LENGTH_OR_RATIO.search(text)
+        or _DELIVERABLES.search(text)
+        or _GOAL.search(text)
+    )

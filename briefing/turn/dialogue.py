@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from briefing.reader.chatter import NAME_WORDS_MAX, declines, is_chatter, not_a_value
+from briefing.reader.topics import tells_something_else
 from briefing.stages.base import StageSpec, is_empty
 from briefing.stages.readers import read_budget, read_currency, read_deadline
 from briefing.stages.summaries import format_value
@@ -252,6 +253,8 @@ def _taken_after_second_ask(name: str, reading: Any) -> str | None:
         return None  # a phrase or a list, not a name said on its own
     if find_money(value):
         return None  # "300к руб" is an amount
+    if tells_something_else(value) or any(m.field == "date" for m in reading.mentions):
+        return None  # "60 sec + shorts", "і ще шортси", "deadlien 5 february plz"
     return value
 
 

@@ -136,3 +136,26 @@ def test_a_client_who_volunteers_idea_audience_and_format_is_not_asked_for_them(
     }
     assert asked, "the agent asked something"
     assert not asked & {"coreIdea", "goal", "audience", "format", "deliverables"}
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("60 sec + shorts", "en"),
+        ("і ще шортси", "uk"),
+        ("deadlien 5 february plz", "en"),
+        ("один ролик и три коротких", "ru"),
+        ("чтобы люди бронировали", "ru"),
+    ],
+)
+def test_a_reply_that_speaks_of_something_else_names_no_product(text, language):
+    """Where the product's name is asked, a length, pieces, a purpose, a date or a reply that
+    goes on from the last one is no name ("60 sec + shorts" was stored as the product)."""
+    reading = message_read(text, language=language, today=TODAY, asked=("productName",))
+    assert reading.get("productName") is None
+
+
+@pytest.mark.parametrize("text", ["Stack Bar", "«Ледовая миля»", "Kilt in a Box", "Рейс домой"])
+def test_a_name_said_alone_is_still_the_product(text):
+    reading = message_read(text, language="ru", today=TODAY, asked=("productName",))
+    assert reading.get("productName") is not None
