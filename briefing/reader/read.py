@@ -143,7 +143,7 @@ def _read_money(c: Collector) -> None:
 # Words a client hedges an amount or a date with: "где-то 300к", "about €9k", "десь 40 тисяч".
 _HEDGE_WORDS = frozenset({
     "примерно", "около", "где-то", "где", "то", "порядка", "приблизно", "десь", "біля",
-    "близько", "about", "around", "roughly", "approx", "approximately", "maybe", "ну", "ну,",
+    "близько", "about", "around", "roughly", "approx", "approximately", "maybe", "ну",
     "so", "ok", "ок", "max", "tops", "максимум", "макс",
 })  # fmt: skip
 

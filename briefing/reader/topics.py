@@ -78,8 +78,9 @@ _DURATION = (
     r"|\b(?:one|two|three|four|five|ten|fifteen|twenty|thirty|forty|sixty|ninety|half\s+a|a)"
     r"[\s-](?:minute|second)s?\b|\bminute[\s-]long|\bhalf[\s-]minute"
 )
+_RATIO = r"\b(?:9|16|4|1)\s*:\s*(?:16|9|5|1)\b"
 _FORMAT = re.compile(
-    rf"{_DURATION}|вертикал\w*|горизонтал\w*|vertical\w*|horizontal\w*|\b(?:9|16|4|1)\s*:\s*(?:16|9|5|1)\b"
+    rf"{_DURATION}|{_RATIO}|вертикал\w*|горизонтал\w*|vertical\w*|horizontal\w*"
     r"|квадрат\w*|\bsquare\b",
     re.IGNORECASE,
 )
@@ -160,7 +161,7 @@ def read_topics(c: Collector) -> None:
 _CONTINUATION = re.compile(
     r"^\W*(?:и|і|й|та|а\s+ещ[её]|а\s+також|ещ[её]|ще|плюс|also|and|plus)\b", re.IGNORECASE
 )
-_LENGTH_OR_RATIO = re.compile(rf"{_DURATION}|\b(?:9|16|4|1)\s*:\s*(?:16|9|5|1)\b", re.IGNORECASE)
+_LENGTH_OR_RATIO = re.compile(rf"{_DURATION}|{_RATIO}", re.IGNORECASE)
 
 
 def tells_something_else(text: str) -> bool:
