@@ -11,12 +11,12 @@ from llmkit.extract import find_money
 from llmkit.extract.numbers import parse_number
 
 # What a client does with the video's money, whoever says it ("можем выделить", "готова дать",
-# "на відос даєм", "we can put", "we're ready to spend"): a verb family, each verb in its forms,
-# after a word of ability or readiness.
+# "на відос даєм", "we can put", "we're ready to spend", "we can do $25k"): a verb family,
+# each verb in its forms, after a word of ability or readiness.
 _GIVING_VERBS = (
     r"(?:выдел|потрат|вложи|влож|заплат|дать|дадим|отдать|инвестир|потян|"
     r"виділ|витрат|вклас|дати|дамо|потягн|"
-    r"allocat|spend|put\b|give|pay\b|invest|commit|stretch|go\s+(?:to|up\s+to))\w*"
+    r"allocat|spend|put\b|give|pay\b|invest|commit|stretch|do\b|go\s+(?:to|up\s+to))\w*"
 )
 # Cues that an amount is the budget: in the clause before it.
 BUDGET_CUE = re.compile(

@@ -89,18 +89,32 @@ def _person_like(name: str, language: str) -> bool:
 
 def name_nominative(name: str, language: str) -> str:
     """ "Олегом Кравцовым" → "Олег Кравцов"; a name already in the nominative is kept as
-    written."""
+    written. The first name sets the case and gender its surname is read in: "Олега
+    Кравцова" → "Олег Кравцов", "Ларисы Кобзевой" → "Лариса Кобзева"."""
     if not _cyrillic(name):
         return name
     morph = nlp.morph("uk" if language == "uk" else "ru")
-    words = []
-    for word in name.split():
+    given = [p for word in name.split() for p in morph.parse(word) if "Name" in p.tag.grammemes]
+    if given and all(p.tag.case == "nomn" for p in given):
+        # "Лариса Кобзева": a first name that reads only in the nominative puts the whole name
+        # there; the dictionary knows the surname only as the masculine "Кобзев"
+        return name
+    readings = [
         # a plural ("Садыков" as the genitive plural of "Садык") is never one person's name
-        parses = [
+        [
             p
             for p in morph.parse(word)
             if {"Name", "Surn"} & set(p.tag.grammemes) and p.tag.number != "plur"
         ]
+        for word in name.split()
+    ]
+    # the case and gender every word of the name can be read in ("Олександра Коваленка" is a
+    # man's name in the genitive, not Oleksandra)
+    known = [{(p.tag.case, p.tag.gender) for p in r} for r in readings if r]
+    shared = set.intersection(*known) if known else set()
+    words = []
+    for word, parses in zip(name.split(), readings, strict=True):
+        parses = [p for p in parses if (p.tag.case, p.tag.gender) in shared] or parses
         nominative = any(p.tag.case in (None, "nomn") for p in parses)
         if parses and not nominative:
             inflected = parses[0].inflect({"nomn"})
@@ -153,15 +167,37 @@ def _title(words: list[str]) -> str:
     return " ".join(w if w in ("і", "и", "й", "та", "&") else w[:1].upper() + w[1:] for w in words)
 
 
-def lowercase_name_at(text: str, position: int, language: str) -> tuple[str, int, int] | None:
+MAX_CLOSING_NAME_WORDS = 5
+# A word that starts a clause of its own: "назвали его северный ветер, хотим ролик".
+_CLAUSE_TAGS = frozenset({"VERB", "INFN", "NPRO", "PRED"})
+
+
+def lowercase_name_at(
+    text: str, position: int, language: str, *, closing: bool = False
+) -> tuple[str, int, int] | None:
     """The name written in lowercase from `position`: up to three words before punctuation,
     a stop word, a verb, a pronoun or a word in an oblique case ("салон красоты" names no
-    salon), capitalised; None when the first word cannot start a name."""
+    salon), capitalised; None when the first word cannot start a name. `closing`: after
+    "called", a name that closes the message is taken whole, small words and all ("він
+    називається смартфон без страху", "it's called the sunday seven colours experience")."""
     taken: list[re.Match[str]] = []
     # "called the burnside": the article is no part of the name
     article = re.match(r"\s*(?:the|a|an)\s+", text[position:])
     if article:
         position += article.end()
+    tail = list(_LOWER_WORD.finditer(text, position))
+    if (
+        closing
+        and 1 < len(tail) <= MAX_CLOSING_NAME_WORDS
+        and not re.search(r"\w", _LOWER_WORD.sub("", text[position:]))
+        and not re.search(r"[^\s\w]\s", text[position : tail[-1].end()])
+        and not any(
+            m.group() in _LOWER_STOP
+            or (_cyrillic(m.group()) and _grammemes(m.group(), language) & _CLAUSE_TAGS)
+            for m in tail
+        )
+    ):
+        return _title([m.group() for m in tail]), tail[0].start(), tail[-1].end()
     for match in _LOWER_WORD.finditer(text, position):
         gap = text[taken[-1].end() if taken else position : match.start()]
         word = match.group()
@@ -281,7 +317,11 @@ def _latin_name_then_from(match: re.Match[str]) -> bool:
 
 # --- companies and products ------------------------------------------------------------------
 
-_QUOTED = re.compile(r"[«\"“„]([^«»\"“”„]{1,80})[»\"”“]")
+_QUOTED = re.compile(
+    r"[«\"“„]([^«»\"“”„]{1,80})[»\"”“]"
+    # single quotes around a capitalised name, never an apostrophe: 'Rinse & Return', ‘Pant’
+    r"|(?<![\w'‘’])['‘](?=[A-ZА-ЯЁІЇЄҐ])([^'‘’\n]{1,60}?[\w!?.)])['’](?![\w'’])"
+)
 # Nouns that say what the quoted name after them is: Russian and Ukrainian stems (any ending),
 # short abbreviations and English words whole.
 _ORG_NOUNS = re.compile(
@@ -348,7 +388,9 @@ _ORG_CAPITALISED = re.compile(
 )
 _EN_COMPANY = re.compile(
     r"(?:\bfrom|\bat|\bfounder\s+of|\bowner\s+of|\bI\s+own|(?P<we>\b[Ww]e\s+are|\b[Ww]e['’]re)"
-    r"(?:\s+now)?|\bwith|\bon\s+behalf\s+of|\brepresenting|\bwork\s+for)\s+"
+    r"(?:\s+now)?|\bwith|(?P<cue>\bon\s+behalf\s+of|\brepresenting|"
+    # "I work in the communications office at the …"
+    r"\bwork(?:ing)?\s+(?:in\s+(?:[\w'’-]+\s+){0,4}?)?(?:for|at)))\s+"
     rf"(?:the\s+(?:band|company|studio|team)\s+|(?P<the>the\s+))?{_ORG_LATIN}"
 )
 # The work a client does for a company, said instead of a role: "I look after marketing for",
@@ -397,6 +439,80 @@ _TITLE_WORDS = re.compile(_TITLE_NAME)
 _NOUN_THEN_NAME = re.compile(
     rf"(?P<noun>[^\W\d_]+)\s+(?P<name>[A-ZА-ЯЁІЇЄҐ][\w&'’+-]*(?:\s+{_TITLE_WORD}){{0,2}})"
 )
+
+
+# Names of platforms and channels, which a client publishes on and never makes.
+_PLATFORMS = frozenset({
+    "youtube", "instagram", "insta", "tiktok", "telegram", "whatsapp", "viber", "facebook",
+    "meta", "vk", "vkontakte", "linkedin", "twitter", "x", "threads", "pinterest", "snapchat",
+    "google", "yandex", "rutube", "dzen", "ozon", "wildberries", "amazon", "airbnb", "netflix",
+    "spotify", "apple", "android", "ios", "reels", "shorts", "stories", "smart", "tv", "ok",
+})  # fmt: skip
+# A thing the client calls its own, then names: "про наш нож Шеф 210", "our sauce Ghost 7".
+_OURS_NAMED = re.compile(
+    r"(?<![\w-])(?:наш\w{0,3}|мо[йяюеї]\w{0,2}|мі[йї]|our|my)\s+"
+    r"(?:[a-zа-яёіїєґ'’-]+\s+){0,2}?(?P<noun>[a-zа-яёіїєґ'’-]{3,})\s+"
+    rf"(?P<name>[A-ZА-ЯЁІЇЄҐ][\w&'’+-]*(?:\s+{_TITLE_WORD}){{0,2}})"
+)
+# A Latin name after a Cyrillic noun: "карту для подростков CashBack Teen", "про кераміку
+# Shine 9H", "стажувальну програму Junior Camp 2027".
+_LATIN_AFTER_NOUN = re.compile(
+    r"(?<![\w-])(?P<noun>[а-яёіїєґ'’-]{3,})\s+"
+    r"(?P<name>[A-Z][\w&'’+-]*(?:\s+(?:[A-Z][\w&'’+-]*|\d[\w-]*)){0,3})(?![\w@]|\.\w)"
+)
+# A sentence that opens by naming the thing: "sauce is Ghost 7", "the app is NovaPay" (never a
+# field of the brief or a person: "goal is Awareness", "my name is Rosa").
+_THING_IS = re.compile(
+    r"^(?:[Tt]he\s+|[Oo]ur\s+|[Mm]y\s+)?(?P<noun>[A-Za-z][a-z-]{2,})\s+(?:is|'s)\s+(?:called\s+)?"
+    rf"(?P<name>[A-Z][\w&'’+-]*(?:\s+{_TITLE_WORD}){{0,2}})"
+)
+_NOT_THINGS = frozenset({
+    "name", "company", "goal", "aim", "budget", "deadline", "audience", "target", "format",
+    "idea", "concept", "contact", "number", "phone", "email", "city", "location", "town",
+    "boss", "manager", "director", "owner", "ceo", "founder", "wife", "husband", "partner",
+    "date", "launch", "platform", "channel", "tone", "style", "reference", "client", "agency",
+    "this", "that", "it", "here", "there", "today", "tomorrow", "what", "who", "which", "one",
+    "everything", "shoot", "shooting", "premiere", "release", "event", "opening",
+})  # fmt: skip
+_CALENDAR_WORD = re.compile(
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Q[1-4])\b"
+)
+
+
+def _read_named_thing(c: Collector) -> None:
+    """The product named after a noun the client calls its own, a Latin name after a
+    Cyrillic noun, or a sentence opening "<thing> is <Name>"; never a platform, a person or
+    a place."""
+    candidates = [(m, m.group("noun")) for m in _OURS_NAMED.finditer(c.text)]
+    if _cyrillic(c.text):
+        candidates += [(m, m.group("noun")) for m in _LATIN_AFTER_NOUN.finditer(c.text)]
+    for sentence in c.sentences:
+        match = _THING_IS.match(c.text, _sentence_opening(c, sentence), sentence.end)
+        if match and match.group("noun").lower() not in _NOT_THINGS:
+            candidates.append((match, match.group("noun")))
+    morph = nlp.morph("uk" if c.language == "uk" else "ru")
+    for match, noun in candidates:
+        start, end = match.span("name")
+        name = match.group("name")
+        if (
+            c.overlaps(start, end)
+            or name.split()[0].lower() in _PLATFORMS
+            or _CALENDAR_WORD.match(name)
+            or _ORG_NOUNS.match(noun)
+            or place_named(name, c.language)
+        ):
+            continue
+        if _cyrillic(noun) and not any(p.tag.POS == "NOUN" for p in morph.parse(noun.lower())[:2]):
+            continue  # "для YouTube", "сидим в Telegram": no noun before the name
+        if _cyrillic(name) and any(
+            {"Name", "Surn", "Patr", "Geox"} & set(p.tag.grammemes)
+            for p in morph.parse(name.split()[0])[:2]
+        ):
+            continue  # "наш директор Иван Петров", "наш офис Казань"
+        c.add("productName", name, start, end, 0.7)
+        c.taken.append((start, end))
+        return
 
 
 # The thing a client launches or names in apposition: "We're launching the Hallam Chef 8",
@@ -519,6 +635,9 @@ def quoted_nominative(name: str, language: str, *, oblique: bool) -> str:
     if not oblique or not _cyrillic(name):
         return name
     morph = nlp.morph("uk" if language == "uk" else "ru")
+    agreed = _agreeing_nominative(name.split(), morph)
+    if agreed:
+        return " ".join(agreed)
     chosen = []
     kept = set()  # "у «Кубик і Кава»": words the dictionary reads first in the nominative
     for word in name.split():
@@ -570,6 +689,62 @@ def quoted_nominative(name: str, language: str, *, oblique: bool) -> str:
             word = word[:-1]
         words.append(word)
     return " ".join(words)
+
+
+_OBLIQUE_CASES = ("gent", "datv", "ablt", "loct")
+_ADJECTIVES = ("ADJF", "PRTF")
+
+
+def _agreeing_nominative(words: list[str], morph) -> list[str] | None:
+    """Adjectives and the noun they agree with, read in one oblique case and put in the
+    nominative together, number and gender taken from the noun: «Уральских подъёмниках» →
+    «Уральские подъёмники», «Південному Насінні» → «Південне Насіння», «Белгородских
+    молочных ферм» → «Белгородские молочные фермы». Words after the noun qualify it in their
+    own case and are kept. None when no case reads the words so (an unknown word, a name
+    already in the nominative)."""
+    first = morph.parse(words[0])
+    if first and first[0].is_known and first[0].tag.case == "nomn":
+        return None  # «Мир детства» after "в" is a name in the nominative
+    best: tuple[tuple[int, bool, float], list[str]] | None = None
+    for case in _OBLIQUE_CASES:
+        for head, word in enumerate(words):
+            for noun in morph.parse(word):
+                if noun.tag.POS != "NOUN" or noun.tag.case != case or not noun.is_known:
+                    continue
+                number = str(noun.tag.number or "sing")
+                agreement = {number} if number == "plur" else {str(noun.tag.gender), "sing"}
+                adjectives = []
+                for before in words[:head]:
+                    fitting = [
+                        p for p in morph.parse(before)
+                        if p.is_known and p.tag.POS in _ADJECTIVES and p.tag.case == case
+                        and agreement <= set(p.tag.grammemes) | {"sing"}
+                    ]  # fmt: skip
+                    if not fitting:
+                        break
+                    adjectives.append(max(fitting, key=lambda p: p.score))
+                else:
+                    # the Ukrainian dictionary writes no number on a singular: ask only for
+                    # what is there
+                    inflected = [
+                        p.inflect({"nomn"} | {g for g in agreement if g in p.tag.grammemes})
+                        for p in adjectives
+                    ]
+                    inflected.append(
+                        noun.inflect({"nomn"} | ({number} if noun.tag.number else set()))
+                    )
+                    if not all(inflected):
+                        continue
+                    # the longest run of agreeing words wins, then a common noun over a
+                    # person's name ("Полі" is the field, not Paul), then the likelier reading
+                    common = not {"Name", "Surn", "Patr"} & set(noun.tag.grammemes)
+                    rank = (head, common, sum(p.score for p in adjectives) + noun.score)
+                    written = [
+                        _capitalised(p.word, w) for p, w in zip(inflected, words, strict=False)
+                    ]
+                    if best is None or rank > best[0]:
+                        best = (rank, written + words[head + 1 :])
+    return best[1] if best else None
 
 
 def _likeliest_lemma(parses: list) -> object | None:
@@ -776,7 +951,10 @@ def _surname_restated(c: Collector) -> tuple[str, int, int, float, str | None] |
 
 # "ciaran o'dwyer, nore ash hurleys": a lowercase introduction line, when both were asked.
 _LOWER_INTRODUCTION = re.compile(
-    r"(?P<name>[a-zа-яёіїєґ'’-]{2,}\s+[a-zа-яёіїєґ'’-]{2,}),\s*"
+    r"(?P<name>[a-zа-яёіїєґ'’-]{2,}\s+[a-zа-яёіїєґ'’-]{2,})\s*[,.;—–]\s*"
+    # "rosa fuentes. company is bad dog provisions", "олег рябов, компания — сухой лог"
+    r"(?:(?:the\s+|our\s+|моя\s+|наша\s+)?(?:company|компания|компанія|фирма|фірма|brand|бренд)"
+    r"(?:\s+is|\s*[:—–-]|\s+это|\s+це)?\s+|from\s+|at\s+|из\s+|з\s+|із\s+)?"
     r"(?P<org>[a-zа-яёіїєґ'’&-]{2,}(?:\s+[a-zа-яёіїєґ'’&-]+){0,3})\s*(?=[,.!?]|$)"
 )
 
@@ -788,7 +966,8 @@ def _lowercase_introduction_line(c: Collector) -> tuple[str, int, int] | None:
         return None
     for sentence in c.sentences:
         offset = _sentence_opening(c, sentence)
-        match = _LOWER_INTRODUCTION.match(c.text, offset, sentence.end)
+        # the name may close its own sentence: "rosa fuentes. company is …"
+        match = _LOWER_INTRODUCTION.match(c.text, offset)
         if match is None or c.overlaps(match.start(), match.end()):
             continue
         words = match.group("name").split()
@@ -884,7 +1063,7 @@ _ROLE_WORD = (
     r"сооснователь|владел|власни|продюсер|менеджер|главврач|головлікар|бренд-менеджер|"
     r"управляющ|керуюч|координатор|head|founder|co-founder|owner|director|manager|producer|"
     r"marketer|lead|ceo|cmo|cto|coo|associate|officer|coordinator|executive|specialist|"
-    r"consultant|president|смм|smm)"
+    r"consultant|president|смм|smm|лід|лид|хед|тимлид|тімлід|hr|эйчар|ейчар|пиарщи|піарни)"
 )
 # "Варвара Лыкова, управляющая", "Юлія Гринчук, власниця", "Jordan Pike, head of ops": a
 # full name followed by its role
@@ -1025,7 +1204,7 @@ def read_companies_and_products(c: Collector) -> None:
     text = c.text
     _read_renamed(c)
     for match in _QUOTED.finditer(text):
-        name = match.group(1).strip()
+        name = (match.group(1) or match.group(2)).strip()
         if len(re.sub(r"\W", "", name)) < 2 or c.overlaps(match.start(), match.end()):
             continue  # "через «ц»": a letter spelt out is no name
         before = _words_before(text, match.start())
@@ -1095,7 +1274,7 @@ def read_companies_and_products(c: Collector) -> None:
         name = _name_cut(match.group("name"))
         start = text.find(name, match.start("name")) if name else -1
         if not name and lowercase_message(text):
-            found = lowercase_name_at(text, match.start("name"), c.language)
+            found = lowercase_name_at(text, match.start("name"), c.language, closing=True)
             if found is not None:
                 name, start = found[0], found[1]
         if start < 0 or c.overlaps(start, start + len(name)):
@@ -1144,6 +1323,8 @@ def read_companies_and_products(c: Collector) -> None:
                       match.end("name"), 0.75)  # fmt: skip
                 c.taken.append((match.start("name"), match.end("name")))
                 break
+    if not any(f.field == "productName" for f in c.findings):
+        _read_named_thing(c)
     if not any(f.field == "productName" for f in c.findings) and lowercase_message(text):
         _read_lowercase_product(c)
     if not any(f.field == "company" for f in c.findings):
@@ -1208,6 +1389,7 @@ def read_companies_and_products(c: Collector) -> None:
             if (
                 match.group("the")
                 and not match.group("we")
+                and not match.group("cue")
                 and not _role_before(_clause_words_before(c, match.start()))
             ):
                 continue  # "at the Boston Public Library" is a place; "associate at the …" not
@@ -1265,11 +1447,19 @@ def _read_renamed(c: Collector) -> None:
         return
 
 
+_FROM_AFTER_NAME = re.compile(r"\s*,?\s*(?:from|at|with)\s+(?:the\s+)?")
+
+
 def _read_work_for(c: Collector) -> None:
     """The company after the work a client does for it ("I look after marketing for Saltpan
     Divers", "i do marketing and bookings for olare plains camp we're …")."""
     lowercase = lowercase_message(c.text)
-    for cue in _WORK_FOR_LATIN.finditer(c.text):
+    cues = list(_WORK_FOR_LATIN.finditer(c.text))
+    intro = _lowercase_intro(c.text, c.language) if lowercase else None
+    if intro is not None and not _cyrillic(intro[0]):
+        # "this is thandiwe nkosi from kasi kitchen tours in cape town"
+        cues += [m for m in [_FROM_AFTER_NAME.match(c.text, intro[2])] if m]
+    for cue in cues:
         if lowercase:
             found = lowercase_name_at(c.text, cue.end(), c.language)
         else:

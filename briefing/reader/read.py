@@ -50,6 +50,7 @@ from briefing.reader.places import regions_named
 from briefing.reader.spoken import spoken_numbers_written
 from briefing.reader.statements import (
     Sentence,
+    fact_labelled,
     labelled_statements,
     sentence_at,
     sentences_of,
@@ -667,9 +668,11 @@ def _read_cached(
     _read_project_type(c)
     read_topics(c)
     # the labelled statements ("Рефы: …"), never a link read as a reference in passing
-    labelled = [(start, end) for _, _, start, end in labelled_statements(text)] + [
-        (f.start, f.end) for f in c.findings if f.field in _CLAUSE_FIELDS
-    ]
+    labelled = (
+        [(start, end) for _, _, start, end in labelled_statements(text)]
+        + [(f.start, f.end) for f in c.findings if f.field in _CLAUSE_FIELDS]
+        + [(start, end) for field, start, end in fact_labelled(sentences) if field not in asked]
+    )
     corrected = [f.start for f in c.findings if f.kind == CORRECTION]
     answer = _answer_text(text, sentences, labelled, corrected)
     c.answer_text = answer

@@ -172,3 +172,23 @@ def labelled_statements(text: str) -> list[tuple[str, str, int, int]]:
         if name and value:
             result.append((name, value, match.start(), stop))
     return result
+
+
+# A sentence opened by a fact's label ("Budget — let me check with our CFO", "Срок: после
+# Нового года") speaks of that fact whatever it says, so it is never the free-text answer to
+# another question.
+_FACT_LABEL = re.compile(
+    r"^\W*(?:(?P<budget>budget|бюджет|кошторис)|(?P<deadline>deadline|дедлайн|сроки?|терміни?)"
+    r"|(?P<contact>contacts?|контакты?|контакти))\s*[:—–-]",
+    re.IGNORECASE,
+)
+
+
+def fact_labelled(sentences: list[Sentence]) -> list[tuple[str, int, int]]:
+    """(field, start, end) of the sentences that open with a budget, deadline or contact label."""
+    found = []
+    for sentence in sentences:
+        match = _FACT_LABEL.match(sentence.text)
+        if match and match.lastgroup:
+            found.append((match.lastgroup, sentence.start, sentence.end))
+    return found

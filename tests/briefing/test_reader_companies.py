@@ -90,10 +90,14 @@ def test_a_lowercase_adjective_and_its_noun_name_the_company_whole(text, languag
 
 
 OBLIQUE = {
-    # (as written after the preposition, the nominative)
+    # (as written after the preposition, the nominative): singular and plural, every gender,
+    # lowercase words of the name agreeing with its noun as well
     "ru": [("Тактилике", "Тактилика"), ("Северном Ветре", "Северный Ветер"),
-           ("Глубине Байкала", "Глубина Байкала"), ("Пульсе", "Пульс")],
-    "uk": [("Тактиліці", "Тактиліка"), ("Північному Вітрі", "Північний Вітер")],
+           ("Глубине Байкала", "Глубина Байкала"), ("Пульсе", "Пульс"),
+           ("Сибирских Кедрах", "Сибирские Кедры"), ("Добром Утре", "Доброе Утро"),
+           ("Волжских речных верфях", "Волжские речные верфи")],
+    "uk": [("Тактиліці", "Тактиліка"), ("Північному Вітрі", "Північний Вітер"),
+           ("Зеленому Полі", "Зелене Поле"), ("Карпатських Травах", "Карпатські Трави")],
 }  # fmt: skip
 ROLE_FRAMES = {
     "ru": ["Привет! Я Арина Вепрева, CMO в «{}», Томск.", "Я маркетолог в «{}».",
@@ -124,6 +128,31 @@ def test_a_quoted_company_after_any_preposition_is_put_in_the_nominative(
 )
 def test_a_place_or_organisations_in_general_name_no_company(text, language):
     assert value(read(text, language), "company") is None
+
+
+GENITIVE = {
+    "ru": [("Сибирских Кедров", "Сибирские Кедры"), ("Доброго Утра", "Доброе Утро"),
+           ("Волжских речных верфей", "Волжские речные верфи"),
+           ("Тверского областного фонда культуры", "Тверской областной фонд культуры")],
+    "uk": [("Зеленого Поля", "Зелене Поле"), ("Карпатських Трав", "Карпатські Трави")],
+}  # fmt: skip
+FROM_FRAMES = {
+    "ru": ["Пишу из «{}», нужен ролик.", "Здравствуйте, это Олег Рябов из «{}»."],
+    "uk": ["Пишу з «{}», потрібен ролик.", "Добрий день, це Олег Рябко від «{}»."],
+}
+
+
+@pytest.mark.parametrize(
+    ("language", "frame", "written", "company"),
+    [(language, frame, written, company) for language, frames in FROM_FRAMES.items()
+     for frame in frames for written, company in GENITIVE[language]],
+)  # fmt: skip
+def test_a_quoted_company_in_the_genitive_agrees_with_its_noun_in_the_nominative(
+    language, frame, written, company
+):
+    """The adjectives take the noun's number and gender: the words after the noun keep their
+    own case ("фонда культуры" → "фонд культуры")."""
+    assert value(read(frame.format(written), language), "company") == company
 
 
 WORK_CUES = {

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from briefing.reader import CORRECTION, message_read
 from briefing.reader.findings import ANY_DAY
+from briefing.reader.names import name_nominative
 from briefing.turn.reading import _month_restated, _respelt_into
 
 TODAY = datetime.date(2026, 12, 3)
@@ -121,6 +122,24 @@ def test_a_first_name_alone_still_answers_the_name_question(name):
 
 def test_a_plural_reading_never_makes_a_surname():
     assert value(read("Меня Тимур зовут, Тимур Садыков.", "ru"), "clientName") == "Тимур Садыков"
+
+
+# (as written, the nominative): a woman's surname the dictionary knows only as a man's, and a
+# first name that could be a woman's in the nominative or a man's in the genitive
+NAMES_IN_CASES = {
+    "ru": [("Лариса Кобзева", "Лариса Кобзева"), ("Ларисой Кобзевой", "Лариса Кобзева"),
+           ("Олега Кравцова", "Олег Кравцов"), ("Инну Бурцеву", "Инна Бурцева")],
+    "uk": [("Олександра Коваленка", "Олександр Коваленко"), ("Марії Шевченко", "Марія Шевченко")],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("language", "written", "name"),
+    [(language, written, name) for language, rows in NAMES_IN_CASES.items()
+     for written, name in rows],
+)  # fmt: skip
+def test_a_surname_takes_the_case_and_gender_of_its_first_name(language, written, name):
+    assert name_nominative(written, language) == name
 
 
 @pytest.mark.parametrize(

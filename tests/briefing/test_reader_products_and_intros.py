@@ -189,3 +189,138 @@ def test_a_rebranded_company_is_the_new_name_whole():
     text = "Correction — sorry, we rebranded in the summer: we're now the Cork Museum of the Sea."
     found = read(text, "en").get("company")
     assert (found.value, found.kind) == ("Cork Museum of the Sea", "correction")
+
+
+# --- holdout13: a thing the client calls its own, Latin names in Cyrillic text -----------------
+
+OWN_THING_FRAMES = {
+    "ru": ["Нужен ролик про наш {noun} {name}", "Снимаем нашу {noun} {name} в марте."],
+    "uk": ["Хочемо відео про наш {noun} {name}", "Потрібен ролик про нашу {noun} {name}."],
+    "en": ["need a video for our {noun} {name}", "We want to show our {noun} {name} at work."],
+}
+OWN_NOUNS = {"ru": ["нож", "рюкзак", "лодку"], "uk": ["ніж", "рюкзак", "лодку"],
+             "en": ["knife", "backpack", "boat"]}  # fmt: skip
+THING_NAMES = ["Шеф 210", "Тайга 40", "Kestrel X2", "Nord 7", "Ridge Runner"]
+
+
+@settings(deadline=3000, max_examples=60, derandomize=True)  # ms per example
+@given(language=st.sampled_from(["ru", "uk", "en"]), data=st.data())
+def test_a_name_after_a_noun_the_client_calls_its_own_is_the_product(language, data):
+    frame = data.draw(st.sampled_from(OWN_THING_FRAMES[language]))
+    noun = data.draw(st.sampled_from(OWN_NOUNS[language]))
+    name = data.draw(st.sampled_from(THING_NAMES))
+    assert value(read(frame.format(noun=noun, name=name), language), "productName") == name
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "product"),
+    [
+        ("Запускаем карту для подростков CashBack Teen.", "ru", "CashBack Teen"),
+        ("Хочемо відос про кераміку Shine 9H", "uk", "Shine 9H"),
+        ("Відео про стажувальну програму Junior Camp 2027", "uk", "Junior Camp 2027"),
+        ("Нужен ролик про сервис доставки FreshBox 24.", "ru", "FreshBox 24"),
+        ("sauce is Ghost 7. ghost pepper and six other chiles", "en", "Ghost 7"),
+        ("The app is NovaPay, it splits the bill.", "en", "NovaPay"),
+    ],
+)
+def test_a_latin_name_after_a_cyrillic_noun_or_a_thing_named_is_the_product(
+    text, language, product
+):
+    assert value(read(text, language), "productName") == product
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Аудитория сидит в Telegram и смотрит ролики на YouTube.", "ru"),
+        ("Ролик для YouTube и Instagram.", "ru"),
+        ("Наш директор Иван Петров будет в кадре.", "ru"),
+        ("Снимаем в нашем городе Казань.", "ru"),
+        ("Референсы: Monzo, Revolut Junior.", "ru"),
+        ("My name is Rosa. The goal is Awareness.", "en"),
+        ("our channel YouTube is small", "en"),
+        ("This is Rosa from the farm.", "en"),
+        ("Shooting is Monday, the premiere is March 5.", "en"),
+    ],
+)
+def test_a_platform_a_person_a_place_or_a_field_is_no_product(text, language):
+    assert value(read(text, language), "productName") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "name", "company"),
+    [
+        ("rosa fuentes. company is bad dog provisions, denver", "en", "Rosa Fuentes",
+         "Bad Dog Provisions"),
+        ("liam doyle. from copper kettle bakery", "en", "Liam Doyle", "Copper Kettle Bakery"),
+        ("олег рябов. компания — сухой лог, тверь", "ru", "Олег Рябов", "Сухой Лог"),
+    ],
+)  # fmt: skip
+def test_a_lowercase_name_closing_its_sentence_then_the_company(text, language, name, company):
+    reading = read(text, language, asked=("clientName", "company"))
+    assert (value(reading, "clientName"), value(reading, "company")) == (name, company)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Budget — let me check with our CFO and come back to you on that.",
+        "Бюджет: уточню у директора и вернусь.",
+        "Дедлайн — пока не знаю, спрошу.",
+    ],
+)
+def test_a_sentence_under_another_facts_label_answers_no_free_text_question(text):
+    language = "en" if text.isascii() or text.startswith("Budget") else "ru"
+    assert read(text, language, asked=("audience",)).answer_text == ""
+
+
+def test_we_can_do_an_amount_is_the_budget():
+    reading = read("OK, the CFO says we can do $25k for the whole thing.", "en")
+    assert (value(reading, "budget"), value(reading, "currency")) == (25000, "USD")
+
+
+@pytest.mark.parametrize(
+    ("text", "company"),
+    [
+        ("I am writing on behalf of the Harrow Valley Water Trust, a joint initiative.",
+         "Harrow Valley Water Trust"),
+        ("I work in the press office at the Brightwater School of Design, not the university.",
+         "Brightwater School of Design"),
+        ("hi this is tomas ruiz from blue heron kayaks in tampa so we rent boats",
+         "Blue Heron Kayaks"),
+        ("i'm fiona mcbride at copper kettle bakery", "Copper Kettle Bakery"),
+    ],
+)  # fmt: skip
+def test_the_company_after_on_behalf_of_work_at_or_a_lowercase_name_from(text, company):
+    assert value(read(text, "en"), "company") == company
+
+
+def test_a_lowercase_name_from_a_place_is_no_company():
+    assert (
+        value(read("hi this is marta reis from lisbon and we need a video", "en"), "company")
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "product"),
+    [
+        ("We are preparing a campaign, 'Rinse & Return', for every household.", "en",
+         "Rinse & Return"),
+        ("our new tour it's called the sunday seven colours experience", "en",
+         "Sunday Seven Colours Experience"),
+        ("хочемо відео про наш курс він називається смартфон без страху", "uk",
+         "Смартфон Без Страху"),
+    ],
+)  # fmt: skip
+def test_a_single_quoted_name_or_a_lowercase_name_closing_the_message_is_whole(
+    text, language, product
+):
+    assert value(read(text, language), "productName") == product
+
+
+def test_an_apostrophe_opens_no_quoted_name():
+    assert (
+        value(read("It's the client's day and we don't want it to fail.", "en"), "productName")
+        is None
+    )

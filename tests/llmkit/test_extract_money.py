@@ -66,6 +66,8 @@ def test_find_money_ukrainian(text: str, expected: list[tuple[int, str | None]])
         ("€1.5M total", [(1500000, "EUR")]),
         ("USD 2500 or 2000 EUR", [(2500, "USD"), (2000, "EUR")]),
         ("two million dollars", [(2000000, "USD")]),
+        ("six thousand five hundred us dollars", [(6500, "USD")]),
+        ("12 000 American dollars", [(12000, "USD")]),
         ("2.5 million", [(2500000, None)]),
     ],
 )
