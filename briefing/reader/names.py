@@ -208,7 +208,7 @@ def lowercase_name_at(
             break
         if _cyrillic(word) and not conjunction:
             tags = _grammemes(word, language)
-            if tags & {"VERB", "INFN", "NPRO", "PRED", "ADVB"}:
+            if tags & {"VERB", "INFN", "NPRO", "PRED", "ADVB", "Apro", "PRCL", "INTJ", "CONJ"}:
                 break
             likeliest = _grammemes(word, language, parses=1)
             if (
@@ -298,6 +298,17 @@ def _lowercase_intro_at(match: re.Match[str], language: str) -> tuple[str, int, 
         return None  # "это из гранта": a preposition, however a surname the next word is
     if not (tagged(first, {"Name"}) or surname):
         return None
+    if last and _patronymic_of(first, last, language):
+        # "галина петровна ремезова": the surname after the patronymic, which is dropped
+        after = re.match(r"\s+([а-яёіїєґ'’-]{2,})", match.string[match.end() :])
+        if after and after.group(1) not in _LOWER_STOP and tagged(after.group(1), {"Surn"}):
+            start = match.end() + after.start(1)
+            return (
+                _title([first, after.group(1)]),
+                match.start("first"),
+                start + len(after.group(1)),
+            )
+        return _title([first]), match.start("first"), match.end("first")
     with_last = bool(last) and last not in _LOWER_STOP and (surname or not tagged(
         last, {"VERB", "INFN", "NPRO", "PREP", "CONJ", "ADVB", "PRCL"}
     ))  # fmt: skip
@@ -374,8 +385,8 @@ _IS_OUR_PRODUCT = re.compile(
     re.IGNORECASE,
 )
 _LEGAL_LATIN = re.compile(
-    r"(?P<name>(?:[A-Z][\w&'’.-]*\s+){0,3}[A-Z][\w&'’.-]*)\s+(?P<form>LLC|Ltd|Inc|GmbH|LLP|PLC|"
-    r"Corp|AG|SA|Co\.?)(?![\w])"
+    r"(?P<name>(?:[A-Z][\w&'’.-]*\s+){0,3}[A-Z][\w&'’.-]*),?\s+(?P<form>LLC|Ltd|Inc|GmbH|LLP|PLC|"
+    r"Corp|AG|SA|Co\.?|Lda|Ltda|SRL|Srl|BV|Oy|ApS|SAS|SARL|Pty)(?![\w])"
 )
 _ORG_LATIN = (
     r"(?P<org>(?:[A-Z][\w&'’.-]*|&)(?:\s+(?:[A-Z][\w&'’.-]*|&|of|and|the(?=\s+[A-Z]))){0,4})"
@@ -1022,6 +1033,8 @@ def _fio_ordered(text: str, name: str, start: int, end: int, language: str) -> t
     words = name.split()
     if len(words) == 3 and _tagged(words[-1], "Patr", language):
         words = words[:-1]  # "Воронова Елена Сергеевна"
+    elif len(words) == 3 and _patronymic_of(words[0], words[1], language):
+        words = [words[0], words[2]]  # "Галина Петровна Ремезова"
     elif len(words) == 2 and _patronymic_of(words[0], words[1], language):
         # "Елена Сергеевна" after its surname; "Дарья Климович" is a surname (no agreement)
         before = re.search(rf"({_NAME_WORD})\s+$", text[max(0, start - 40) : start])
@@ -1394,6 +1407,8 @@ def read_companies_and_products(c: Collector) -> None:
             ):
                 continue  # "at the Boston Public Library" is a place; "associate at the …" not
             org = _org_cut(match.group("org"))
+            if place_named(org, c.language):
+                continue  # "remote teams from Germany, Netherlands, US"
             if org and not c.overlaps(match.start("org"), match.end("org")):
                 c.add("company", org, match.start("org"), match.end("org"), 0.75)
                 c.taken.append((match.start("org"), match.end("org")))

@@ -158,6 +158,8 @@ def reading_apply(
             # Every contact is kept: a new one is added, a correction replaces its own kind.
             correcting = finding.kind == CORRECTION or reading.corrects  # "typo in that e-mail"
             value = contacts_merged(current, value, correction=correcting)
+        if field_name == "clientName":
+            value = surname_put_right(current, value)
         same = current == value or (
             isinstance(current, str)
             and isinstance(value, str)
@@ -312,6 +314,20 @@ def _respelt_ratio(value: str, word: str) -> float:
         ),
         default=0.0,
     )
+
+
+def surname_put_right(current: Any, value: Any) -> Any:
+    """A single word said for a full name that it nearly is a word of puts that word right
+    ("Greg Halvorsen", then "it's Halverson, H-A-L-V-E-R-S-O-N" → "Greg Halverson"); any
+    other value stands as it is."""
+    if (
+        isinstance(current, str)
+        and isinstance(value, str)
+        and len(value.split()) == 1 < len(current.split())
+        and _respelt_ratio(current, value) >= RESPELT_RATIO
+    ):
+        return _respelt_into(current, value)
+    return value
 
 
 def _respelt_into(value: str, word: str) -> str:

@@ -292,3 +292,29 @@ def test_asked_for_the_company_the_one_said_as_ours_outranks_a_quoted_thing(
     text, language, company
 ):
     assert value(read(text, language, ("company",)), "company") == company
+
+
+@pytest.mark.parametrize(
+    ("text", "company"),
+    [
+        (
+            "The official name is Rio Claro Workspaces, Lda. We rent desks.",
+            "Rio Claro Workspaces Lda",
+        ),
+        ("We are Acme Widgets, Inc. and need a film.", "Acme Widgets Inc"),
+        ("Our studio is Nordlys Film Oy in Tampere.", "Nordlys Film Oy"),
+    ],
+)
+def test_a_legal_form_after_a_comma_or_of_any_country_closes_the_company(text, company):
+    assert value(read(text, "en"), "company") == company
+
+
+def test_countries_a_client_names_in_passing_are_no_company():
+    text = "Target is remote teams, 25–40, from Germany, Netherlands, US. Goal: fill the desks."
+    assert value(read(text, "en"), "company") is None
+
+
+def test_a_capital_abbreviation_after_a_comma_is_no_legal_form():
+    assert value(read("Hi, I am with Brightline, AB testing is our thing.", "en"), "company") == (
+        "Brightline"
+    )

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from briefing.reader import CORRECTION, message_read
 from briefing.reader.findings import ANY_DAY
 from briefing.reader.names import name_nominative
-from briefing.turn.reading import _month_restated, _respelt_into
+from briefing.turn.reading import _month_restated, _respelt_into, surname_put_right
 
 TODAY = datetime.date(2026, 12, 3)
 
@@ -419,3 +419,39 @@ def test_a_deadline_said_again_by_its_month_keeps_the_day_known():
     assert _month_restated(month_only, "2027-03-20")
     assert not _month_restated(month_only, "2027-04-20")
     assert not _month_restated(read("Дедлайн — 25 березня.", "uk").get("deadline"), "2027-03-20")
+
+
+@pytest.mark.parametrize(
+    ("current", "said", "name"),
+    [
+        ("Greg Halvorsen", "Halverson", "Greg Halverson"),
+        ("Марина Кузмина", "Кузьмина", "Марина Кузьмина"),
+        ("Greg Halvorsen", "Gregory Halvorsen", "Gregory Halvorsen"),
+        ("Greg Halvorsen", "Anna", "Anna"),  # a new name, not a word put right
+        ("Greg", "Gregg", "Gregg"),
+    ],
+)
+def test_a_single_word_for_a_full_name_puts_right_the_word_it_nearly_is(current, said, name):
+    assert surname_put_right(current, said) == name
+
+
+@pytest.mark.parametrize(
+    "opening",
+    ["Здравствуйте, это {}.", "Меня зовут {}.", "это {} из центра", "алло это {} ну в общем"],
+)
+@pytest.mark.parametrize("written", ["Галина Петровна Ремезова", "галина петровна ремезова"])
+def test_a_patronymic_between_the_first_name_and_the_surname_is_dropped(opening, written):
+    text = opening.format(written)
+    text = text.lower() if written.islower() else text
+    assert value(read(text, "ru"), "clientName") == "Галина Ремезова"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "аудитория мужики от двадцати пяти до сорока и компании которые корпоратив ищут",
+        "у нас компания ну короче небольшая",
+    ],
+)
+def test_a_pronoun_or_a_particle_after_an_organisation_word_starts_no_name(text):
+    assert value(read(text, "ru"), "company") is None
