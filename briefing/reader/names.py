@@ -469,7 +469,8 @@ _OURS_NAMED = re.compile(
 # Shine 9H", "стажувальну програму Junior Camp 2027".
 _LATIN_AFTER_NOUN = re.compile(
     r"(?<![\w-])(?P<noun>[а-яёіїєґ'’-]{3,})\s+"
-    r"(?P<name>[A-Z][\w&'’+-]*(?:\s+(?:[A-Z][\w&'’+-]*|\d[\w-]*)){0,3})(?![\w@]|\.\w)"
+    r"(?P<name>[A-Z][A-Za-z0-9&'’+-]*(?:\s+(?:[A-Z][A-Za-z0-9&'’+-]*|\d[A-Za-z0-9-]*)){0,3})"
+    r"(?![\w@-]|\.\w)"
 )
 # A sentence that opens by naming the thing: "sauce is Ghost 7", "the app is NovaPay" (never a
 # field of the brief or a person: "goal is Awareness", "my name is Rosa").

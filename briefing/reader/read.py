@@ -197,7 +197,12 @@ def _read_deadline(c: Collector, *, today: datetime.date) -> None:
         if _CONCLUDED.search(c.text[max(0, found.start - 20) : found.start])
     ]  # fmt: skip
     limits = [found for found, _ in candidates if _by_date(c.text, found)]
-    ordered = corrections or concluded or limits or [f for f, _ in candidates]
+    # "к Новому году … лучше до 20 декабря": the date the client would rather have
+    preferred = [
+        found for found, _ in candidates
+        if _PREFERRED.search(c.text[max(0, found.start - 25) : found.start])
+    ]  # fmt: skip
+    ordered = corrections or concluded or preferred or limits or [f for f, _ in candidates]
     # an event's date named first is no deadline when a cued one follows ("20 февраля
     # проводим фестиваль. Ролик нужен к Татьяниному дню, 25 января")
     cued = [f for f in ordered if _deadline_cued(c, f)]
@@ -335,6 +340,12 @@ _BY_BEFORE = re.compile(
 )
 
 
+# "лучше до 20 декабря", "а краще до 5-го", "ideally by the 12th": the date preferred.
+_PREFERRED = re.compile(
+    r"(?<![\w])(?:лучше|краще|желательно|бажано|ideally|preferably|better)"
+    r"(?:\s+(?:всего|всього|бы|б|би))?\W*(?:до|к|ко|by|before)?\s*(?:the\s+)?$",
+    re.IGNORECASE,
+)
 # "тобто до 13 березня", "то есть 10 марта", "so 22 February": the date worked out.
 _CONCLUDED = re.compile(
     r"(?:тобто|то\s+есть|значит|получается|виходить|so|i\.\s?e\.|that\s+is|which\s+means)"

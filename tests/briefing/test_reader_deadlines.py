@@ -233,3 +233,16 @@ def test_a_message_that_is_only_a_date_is_the_deadline_whatever_was_asked(text, 
 def test_a_decimal_an_impossible_day_an_event_or_a_question_alone_is_no_deadline(text):
     reading = message_read(text, language="ru", today=TODAY, asked=("format",))
     assert reading.get("deadline") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        ("срок — к Новому году, чтоб подарки поймать. лучше до 20 декабря", "ru", "2026-12-20"),
+        ("к 8 марта, а лучше до 1 марта", "ru", "2027-03-01"),
+        ("до Великодня, а краще до 20 березня", "uk", "2027-03-20"),
+        ("by Easter, ideally by March 20", "en", "2027-03-20"),
+    ],
+)
+def test_the_date_a_client_would_rather_have_is_the_deadline(text, language, expected):
+    assert deadline_value(text, language) == expected

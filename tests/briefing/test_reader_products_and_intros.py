@@ -237,6 +237,7 @@ def test_a_latin_name_after_a_cyrillic_noun_or_a_thing_named_is_the_product(
         ("Наш директор Иван Петров будет в кадре.", "ru"),
         ("Снимаем в нашем городе Казань.", "ru"),
         ("Референсы: Monzo, Revolut Junior.", "ru"),
+        ("Я руководитель HR-бренда в IT-компании, нас около 600 человек.", "ru"),
         ("My name is Rosa. The goal is Awareness.", "en"),
         ("our channel YouTube is small", "en"),
         ("This is Rosa from the farm.", "en"),
