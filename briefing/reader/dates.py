@@ -236,6 +236,10 @@ def _dateparser_find(text: str, *, today: datetime.date, language: str) -> list[
             )
         ):
             continue
+        if not re.search(r"\d", phrase):
+            # a month alone ("с января", "в марте") names no day: dateparser writes today's
+            # day into it, a date nobody said
+            continue
         if moment.date() < today:
             continue
         result.append(DateFinding(moment.date(), start, start + len(phrase), phrase))

@@ -1239,6 +1239,10 @@ def read_companies_and_products(c: Collector) -> None:
             kind = "company"  # "Мы — «Озёрный Край», парк отдыха": the client's organisation
         if kind is None and (preposition_only or _after_introduction(c, match.start())):
             kind = "company"  # "я из «Зерна»", "Игорь Петров, «Пульс»": where the client is from
+        if kind == "company" and any(
+            f.field == "company" and f.kind == CORRECTION for f in c.findings
+        ):
+            continue  # "ассоциация «Волга Тех» … переименовались, теперь «Волга Диджитал»"
         if kind == "company" and any(f.field == "company" for f in c.findings):
             # "сеть аптек «Здоровье», открываем лабораторию «Анализ Плюс»": the second
             # organisation is the new thing the briefing is about

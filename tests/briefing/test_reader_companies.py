@@ -318,3 +318,14 @@ def test_a_capital_abbreviation_after_a_comma_is_no_legal_form():
     assert value(read("Hi, I am with Brightline, AB testing is our thing.", "en"), "company") == (
         "Brightline"
     )
+
+
+def test_the_old_name_of_a_renamed_organisation_is_no_product_and_since_when_no_deadline():
+    reading = read(
+        "Организатор — ассоциация «Северный Код». Ой, поправлюсь: с января мы "
+        "переименовались, теперь «Код Севера».",
+        "ru",
+    )
+    assert value(reading, "company") == "Код Севера"
+    assert value(reading, "productName") is None
+    assert value(reading, "deadline") is None
