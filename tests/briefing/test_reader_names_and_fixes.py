@@ -187,6 +187,8 @@ def test_an_amount_after_a_budget_put_off_is_no_budget(text):
         ("need it by waitangi day the sixth of february that's when bookings open", "en",
          "2027-02-06"),
         ("we'd love it by march the twenty-first if possible", "en", "2027-03-21"),
+        ("Doors open May 20, so we need it by May 12 — oh wait, the printers need time, make "
+         "it the 6th.", "en", "2027-05-06"),
         # a holiday with its date, beside an event's own date or a length of time
         ("20 февраля проводим фестиваль «Огни Склона». Ролик нужен к Татьяниному дню, "
          "25 января, — стартуют скидки.", "ru", "2027-01-25"),
