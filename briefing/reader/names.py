@@ -1357,6 +1357,8 @@ def read_companies_and_products(c: Collector) -> None:
         _read_work_for(c)
     if not any(f.field == "company" for f in c.findings):
         _read_apposed_company(c)
+    if not any(f.field == "company" for f in c.findings) and _cyrillic(text):
+        _read_organisation_phrase(c)
     if not any(f.field == "company" for f in c.findings):
         lowercase = lowercase_message(text)
         for token in re.finditer(r"[\w-]+(?:['’][\w-]+)*", text):  # "кав'ярня", "company's"
@@ -1529,6 +1531,56 @@ def _apposed_org_noun(text: str, end: int, *, article: bool = False) -> bool:
 _APPOSED_STOP = frozenset({
     "of", "at", "from", "for", "in", "i", "в", "у", "з", "із", "из", "для", "на", "я",
 })  # fmt: skip
+
+
+# Adjectives, then the organisation word they agree with, then perhaps what it is of, said
+# in an oblique case where the client works or writes from: "заступниця директора з наукової
+# роботи Ніжинського краєзнавчого музею", "из курского областного центра занятости".
+_ORGANISATION_PHRASE = re.compile(
+    # a lookahead: every word is tried as the first, the phrases overlap
+    r"(?<![\w'’-])(?=(?P<phrase>[а-яёіїєґА-ЯЁІЇЄҐ][а-яёіїєґ'’-]+(?:\s+[а-яёіїєґ'’-]+){1,4}))"
+)
+_FROM_OR_AT = re.compile(r"(?:^|\s)(?:из|от|з|із|від|в|во|у)\s*$", re.IGNORECASE)
+
+
+def _read_organisation_phrase(c: Collector) -> None:
+    """An organisation named by its adjectives and its organisation word in the genitive or
+    the locative, after a role or a preposition of where the client is, put in the
+    nominative: "Ніжинського краєзнавчого музею" → "Ніжинський краєзнавчий музей"."""
+    morph = nlp.morph("uk" if c.language == "uk" else "ru")
+    lowercase = lowercase_message(c.text)
+    for match in _ORGANISATION_PHRASE.finditer(c.text):
+        words = match.group("phrase").split()
+        if not lowercase and not words[0][:1].isupper():
+            continue
+        head = next(
+            (
+                i for i, w in enumerate(words)
+                if i and any(_ORG_NOUNS.match(p.normal_form) for p in morph.parse(w)[:2])
+            ),
+            None,
+        )  # fmt: skip
+        if head is None:
+            continue
+        before = c.text[max(0, match.start() - 30) : match.start()]
+        clause = _clause_words_before(c, match.start())
+        if not (_FROM_OR_AT.search(before) or _role_before(clause)):
+            continue
+        # the organisation word and what it is of ("центра занятости"): one genitive after it
+        tail = words[head + 1 : head + 2]
+        if tail and "gent" not in {str(p.tag.case) for p in morph.parse(tail[0])[:2]}:
+            tail = []
+        agreed = _agreeing_nominative(words[: head + 1], morph)
+        if not agreed or agreed == words[: head + 1] or len(agreed) != head + 1:
+            continue
+        value = " ".join(agreed + tail)
+        value = value[:1].upper() + value[1:]
+        end = match.start() + len(" ".join(words[: head + 1 + len(tail)]))
+        if c.overlaps(match.start(), end) or place_named(value, c.language):
+            continue
+        c.add("company", value, match.start(), end, 0.75)
+        c.taken.append((match.start(), end))
+        return
 
 
 def _read_apposed_company(c: Collector) -> None:

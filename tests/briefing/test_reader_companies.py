@@ -329,3 +329,30 @@ def test_the_old_name_of_a_renamed_organisation_is_no_product_and_since_when_no_
     assert value(reading, "company") == "Код Севера"
     assert value(reading, "productName") is None
     assert value(reading, "deadline") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "company"),
+    [
+        ("Я Віра Гайова, заступниця директора з наукової роботи Ніжинського краєзнавчого "
+         "музею.", "uk", "Ніжинський краєзнавчий музей"),
+        ("Я маркетолог Уральского завода металлоконструкций.", "ru",
+         "Уральский завод металлоконструкций"),
+        ("это ольга сергеевна пахомова из тамбовского областного центра занятости ну в общем",
+         "ru", "Тамбовский областной центр занятости"),
+        ("Пишу з Полтавської обласної бібліотеки.", "uk", None),  # no organisation word we know
+    ],
+)  # fmt: skip
+def test_an_organisation_in_an_oblique_case_after_a_role_or_from_is_put_in_the_nominative(
+    text, language, company
+):
+    assert value(read(text, language), "company") == company
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Наш директор из соседнего фитнес клуба пришёл.",
+     "Я директор, работаем в крупных сетевых магазинах."],
+)  # fmt: skip
+def test_organisations_in_general_are_no_company(text):
+    assert value(read(text, "ru"), "company") is None
