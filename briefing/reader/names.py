@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 
 from briefing.reader import nlp
-from briefing.reader.chatter import is_confirmation, is_greeting
+from briefing.reader.chatter import declines, is_chatter, is_confirmation, is_greeting
 from briefing.reader.findings import ANSWER, CORRECTION, Collector
 from briefing.reader.places import place_named
 from briefing.reader.statements import Sentence, sentence_at
@@ -866,7 +866,9 @@ def read_names(c: Collector) -> None:
         if found:  # "добрый. артём зуев, «Глубина Байкала», иркутск"
             candidates.append((found[0], offset + found[1], offset + found[2], 0.8, None))
         match = _LEADING.match(text[offset : sentence.end])
-        if match and _person_like(match.group("name"), c.language):
+        # "Rodeo Bootcamp. 3-day course…" to "what is the product called?" names the thing
+        thing_asked = bool(c.asked) and c.asked[0] in ("productName", "company")
+        if match and not thing_asked and _person_like(match.group("name"), c.language):
             start = offset + match.start("name")
             confidence = 0.8 if "clientName" in c.asked else 0.7
             candidates.append((match.group("name"), start, start + len(match.group("name")),
@@ -1605,6 +1607,21 @@ def _read_apposed_company(c: Collector) -> None:
 _CLAUSE_OPENING = r"(?:we|i|you|they|it|he|she|мы|я|вы|они|ми|ви|вони)(?:['’](?:d|re|ll|m|s|ve)|\s)"
 
 
+def read_product_title(c: Collector) -> None:
+    """A reply to the product question that opens with a name standing alone as a sentence
+    ("Rodeo Bootcamp. 3-day course for beginners"), whatever the sentences after it say."""
+    if "productName" not in c.asked or any(f.field == "productName" for f in c.findings):
+        return
+    first = c.sentences[0] if c.sentences else None
+    if first is None or len(c.sentences) < 2 or first.question:
+        return
+    name = first.text.strip().rstrip(".!")
+    # two words at least: "Sorry.", "Хорошо." open a reply as often as a name does
+    if 2 <= len(name.split()) <= 4 and _TITLE_WORDS.fullmatch(name) and not is_chatter(name):
+        start = c.text.find(name)
+        c.add("productName", name, start, start + len(name), 0.65, ANSWER)
+
+
 def read_product_answer(c: Collector) -> None:
     """A direct answer to the product question: the name, not the sentence around it."""
     if "productName" not in c.asked or any(f.field == "productName" for f in c.findings):
@@ -1612,8 +1629,8 @@ def read_product_answer(c: Collector) -> None:
     from briefing.stages.readers import read_text
 
     value = read_text(c.answer_text, c.language)
-    if not value or is_confirmation(value) or is_greeting(value):
-        return
+    if not value or is_confirmation(value) or is_greeting(value) or declines(value):
+        return  # "The rest later" puts the name off
     value = value.rstrip(" .!")
     quoted = re.search(r"[,:—–-]\s*[«\"“]([^«»\"“”]+)[»\"”]", value)
     if quoted:  # "Сам клуб, «Пульс»": the name after the separator

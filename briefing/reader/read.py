@@ -44,6 +44,7 @@ from briefing.reader.names import (
     read_companies_and_products,
     read_names,
     read_product_answer,
+    read_product_title,
     read_role,
 )
 from briefing.reader.places import regions_named
@@ -687,6 +688,7 @@ def _read_cached(
     corrected = [f.start for f in c.findings if f.kind == CORRECTION]
     answer = _answer_text(text, sentences, labelled, corrected)
     c.answer_text = answer
+    read_product_title(c)
     # A reply that states a contact, an amount or a date, or a kind of project, names no product.
     # Nor does one that speaks of a length, pieces, a purpose or a date ("deadline 5 feb plz").
     if (

@@ -325,3 +325,20 @@ def test_an_apostrophe_opens_no_quoted_name():
         value(read("It's the client's day and we don't want it to fail.", "en"), "productName")
         is None
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "product"),
+    [
+        ("Rodeo Bootcamp. 3-day course for beginners, bulls and broncs", "en", "Rodeo Bootcamp"),
+        ("Лесная Тропа. Маршрут на 3 часа.", "ru", "Лесная Тропа"),
+        ("Yes. The rest later.", "en", None),
+        ("Thank You. It has no name yet.", "en", None),
+    ],
+)
+def test_a_name_standing_alone_as_the_first_sentence_answers_the_product_question(
+    text, language, product
+):
+    reading = read(text, language, asked=("productName",))
+    assert value(reading, "productName") == product
+    assert value(reading, "clientName") is None
