@@ -328,6 +328,12 @@ def _latin_name_then_from(match: re.Match[str]) -> bool:
 
 # --- companies and products ------------------------------------------------------------------
 
+# The name a client has given up: "старое «Амурский Лёд»", "the old name 'Tejo Works'".
+_OLD_NAME = re.compile(
+    r"(?<![\w])(?:старое|старая|старый|старого|прежнее|бывшее|колишн\w*|стара|старе|"
+    r"стару|old|former|previous)\s+(?:(?:название|назва|назву|name|brand|бренд)\s*)?[:—–-]?\s*$",
+    re.IGNORECASE,
+)
 _QUOTED = re.compile(
     r"[«\"“„]([^«»\"“”„]{1,80})[»\"”“]"
     # single quotes around a capitalised name, never an apostrophe: 'Rinse & Return', ‘Pant’
@@ -1223,6 +1229,8 @@ def read_companies_and_products(c: Collector) -> None:
         name = (match.group(1) or match.group(2)).strip()
         if len(re.sub(r"\W", "", name)) < 2 or c.overlaps(match.start(), match.end()):
             continue  # "через «ц»": a letter spelt out is no name
+        if _OLD_NAME.search(text[max(0, match.start() - 30) : match.start()]):
+            continue  # "старое «Амурский Лёд» нигде не пишите": a name given up
         before = _words_before(text, match.start())
         kind = _noun_kind(before)
         works_at = False

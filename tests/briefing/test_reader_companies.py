@@ -356,3 +356,17 @@ def test_an_organisation_in_an_oblique_case_after_a_role_or_from_is_put_in_the_n
 )  # fmt: skip
 def test_organisations_in_general_are_no_company(text):
     assert value(read(text, "ru"), "company") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("После ребрендинга мы «Северный Путь», старое «Полярный Круг» нигде не пишите.", "ru"),
+        ("Тепер ми «Лан», стару назву «Поле» не згадуйте.", "uk"),
+        ("We're 'Harbour Lights' now, the old name 'Pier Nine' is gone.", "en"),
+    ],
+)
+def test_a_name_the_client_gave_up_is_no_value(text, language):
+    reading = read(text, language)
+    assert value(reading, "productName") is None
+    assert value(reading, "company") not in ("Полярный Круг", "Поле", "Pier Nine")
