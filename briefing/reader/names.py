@@ -1279,8 +1279,10 @@ def read_companies_and_products(c: Collector) -> None:
         if kind is None:
             if "productName" in c.asked:
                 kind = "product"
-            elif {"clientName", "company"} & set(c.asked):
-                kind = "company"
+            elif {"clientName", "company"} & set(c.asked) and not any(
+                f.field == "company" for f in c.findings
+            ):
+                kind = "company"  # (a second name after the company is the new thing)
             elif _REFERENCE_CUE.search(text[max(0, match.start() - 40) : match.start()]):
                 continue  # "нравится, как снимает «Азбука вкуса»": someone else's work
             else:

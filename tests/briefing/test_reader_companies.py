@@ -370,3 +370,16 @@ def test_a_name_the_client_gave_up_is_no_value(text, language):
     reading = read(text, language)
     assert value(reading, "productName") is None
     assert value(reading, "company") not in ("Полярный Круг", "Поле", "Pier Nine")
+
+
+def test_a_second_quoted_name_after_the_company_asked_for_is_the_new_thing():
+    reading = read(
+        "Я главврач клиники «Добрый Доктор» в Туле, Ирина Лапина. В марте открываем "
+        "детское отделение — «Доктор Мишка»: педиатры и ЛОР.",
+        "ru",
+        asked=("clientName", "company"),
+    )
+    assert (value(reading, "company"), value(reading, "productName")) == (
+        "Добрый Доктор",
+        "Доктор Мишка",
+    )
