@@ -174,9 +174,16 @@ def _budget_said_before(c: Collector, sentence: Any, start: int, starts: list[in
 
 def _read_deadline(c: Collector, *, today: datetime.date) -> None:
     candidates = []
+    # "не до 10-го, а до 3-го — пятого июня открывается выставка": the day put right is the
+    # deadline's (the turn gives it its month); a date after it is an event's
+    day_fix = _DAY_FIX.search(c.text) or _DAY_FIX_INVERTED.search(c.text)
     for found in deadlines_find(c.text, today=today, language=c.language):
         sentence = sentence_at(c.sentences, found.start)
         if c.overlaps(found.start, found.end):
+            continue
+        if day_fix and found.start >= day_fix.end():
+            c.mentions.append(Finding("date", found.value.isoformat(), found.text, found.start,
+                                      found.end, 0.5, MENTION))  # fmt: skip
             continue
         if sentence and sentence.corrected_away(found.start):
             # "до 20 березня ні стоп не 20-го а до 28-го": the day put right in the same breath
@@ -357,7 +364,8 @@ _CONCLUDED = re.compile(
 # without its month (the month is the deadline's, briefing.turn.reading applies it).
 _DAY = r"(\d{1,2})(?:-?(?:го|е|ое|ого|му|ому|th|st|nd|rd))?"
 _DAY_FIX = re.compile(
-    rf"(?:не|not)\s+(?:the\s+)?{_DAY}\b(?!\s*(?!числа|число|but\b)[a-zа-яёіїєґ]{{3,}})"
+    rf"(?:не|not)\s+(?:(?:к|ко|до|by)\s+)?(?:the\s+)?{_DAY}\b"
+    r"(?!\s*(?!числа|число|but\b)[a-zа-яёіїєґ]{3,})"
     rf"[^\d.!?]{{0,12}}?(?:,\s*)?(?:а|but|—|–|-)\s*(?:(?:к|ко|до|by|to)\s+)?(?:the\s+)?"
     rf"{_DAY}(?:\s*(?:числа|число))?(?!\s*(?:\d|[a-zа-яёіїєґ]{{3,}}(?<!числа)(?<!число)))",
     re.IGNORECASE,

@@ -246,3 +246,18 @@ def test_a_decimal_an_impossible_day_an_event_or_a_question_alone_is_no_deadline
 )
 def test_the_date_a_client_would_rather_have_is_the_deadline(text, language, expected):
     assert deadline_value(text, language) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "day_fix"),
+    [
+        ("Поправлюсь: не до 12-го, а до 4-го — седьмого июня открывается ярмарка.", (12, 4)),
+        ("Ой, не до 20-го, а до 14-го, 18 марта у нас презентация.", (20, 14)),
+        ("Correction: not the 20th but the 14th, the fair opens on 18 March.", (20, 14)),
+    ],
+)
+def test_a_day_put_right_wins_over_an_events_date_after_it(text, day_fix):
+    language = "en" if text.startswith("Correction") else "ru"
+    reading = message_read(text, language=language, today=TODAY)
+    assert reading.get("deadline") is None
+    assert reading.day_fix == day_fix
