@@ -348,10 +348,14 @@ _BY_BEFORE = re.compile(
 )
 
 
-# "лучше до 20 декабря", "а краще до 5-го", "ideally by the 12th": the date preferred.
+# "лучше до 20 декабря", "а краще до 5-го", "ideally by the 12th", "конец января, hard
+# deadline 29.01": the date the client prefers or pins down among others.
 _PREFERRED = re.compile(
-    r"(?<![\w])(?:лучше|краще|желательно|бажано|ideally|preferably|better)"
-    r"(?:\s+(?:всего|всього|бы|б|би))?\W*(?:до|к|ко|by|before)?\s*(?:the\s+)?$",
+    r"(?<![\w])(?:(?:лучше|краще|желательно|бажано|ideally|preferably|better)"
+    r"(?:\s+(?:всего|всього|бы|б|би))?|(?:hard|final|firm|жёстк\w*|жестк\w*|жорстк\w*|"
+    # (the date found may hold the word "deadline" itself)
+    r"крайн\w*|последн\w*|останн\w*)(?:\s+(?:deadline|дедлайн|срок|термін))?)"
+    r"\W*(?:до|к|ко|by|before|is)?\s*(?:the\s+)?$",
     re.IGNORECASE,
 )
 # "тобто до 13 березня", "то есть 10 марта", "so 22 February": the date worked out.

@@ -242,6 +242,8 @@ def test_a_decimal_an_impossible_day_an_event_or_a_question_alone_is_no_deadline
         ("к 8 марта, а лучше до 1 марта", "ru", "2027-03-01"),
         ("до Великодня, а краще до 20 березня", "uk", "2027-03-20"),
         ("by Easter, ideally by March 20", "en", "2027-03-20"),
+        ("Дедлайн — конец марта, hard deadline 27.03, потом релиз.", "ru", "2027-03-27"),
+        ("end of April, final deadline April 24", "en", "2027-04-24"),
     ],
 )
 def test_the_date_a_client_would_rather_have_is_the_deadline(text, language, expected):
