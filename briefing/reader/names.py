@@ -157,6 +157,10 @@ _LOWER_STOP = frozenset({
 MAX_LOWER_NAME_WORDS = 3
 
 
+# Readings that end a lowercase name: a verb, a pronoun, an adverb, a particle, a conjunction.
+_NOT_NAME_TAGS = frozenset({"VERB", "INFN", "NPRO", "PRED", "ADVB", "Apro", "PRCL", "INTJ", "CONJ"})
+
+
 def _grammemes(word: str, language: str, parses: int = 2) -> set[str]:
     """pymorphy3's grammemes of the word's `parses` likeliest readings."""
     morph = nlp.morph("uk" if language == "uk" else "ru")
@@ -208,8 +212,9 @@ def lowercase_name_at(
             break
         if _cyrillic(word) and not conjunction:
             tags = _grammemes(word, language)
-            if tags & {"VERB", "INFN", "NPRO", "PRED", "ADVB", "Apro", "PRCL", "INTJ", "CONJ"}:
-                break
+            agrees = bool(taken) and _agrees_with_adjective(taken[-1].group(), word, language)
+            if not agrees and tags & _NOT_NAME_TAGS:
+                break  # (a noun agreeing with the adjective before it stays: "срібний вік")
             likeliest = _grammemes(word, language, parses=1)
             if (
                 likeliest & {"gent", "datv", "ablt", "loct"}
@@ -220,6 +225,8 @@ def lowercase_name_at(
         taken.append(match)
     while taken and taken[-1].group() in ("и", "і"):
         taken.pop()
+    while len(taken) > 1 and place_named(taken[-1].group(), language):
+        taken.pop()  # "срібний вік чернівці": the town after the name
     if not taken:
         return None
     return _title([m.group() for m in taken]), taken[0].start(), taken[-1].end()
@@ -232,11 +239,15 @@ def _agrees_with_adjective(adjective: str, word: str, language: str) -> bool:
     adjectives = [
         p.tag for p in morph.parse(adjective)[:3] if p.tag.POS == "ADJF" and p.tag.case == "nomn"
     ]
+    # (the Ukrainian dictionary writes no case on some nominatives and no number on singulars)
     return any(
         p.tag.POS == "NOUN"
-        and p.tag.case == "nomn"
-        and any(a.number == p.tag.number and a.gender in (None, p.tag.gender) for a in adjectives)
-        for p in morph.parse(word)[:4]
+        and p.tag.case in ("nomn", None)
+        and any(
+            (a.number or "sing") == (p.tag.number or "sing") and a.gender in (None, p.tag.gender)
+            for a in adjectives
+        )
+        for p in morph.parse(word)[:6]
     )
 
 

@@ -81,6 +81,9 @@ def test_the_name_after_an_organisation_word_is_the_company(language, frame, com
          "Кедровый Пар"),
         ("у нас сыроварня белый луг в угличе вот", "ru", "Белый Луг"),
         ("у нас родинна виноробня берегівська лоза це берегове", "uk", "Берегівська Лоза"),
+        # a noun that also reads as an adverb ("вік"), and the town said right after the name
+        ("це ганна руденко громадська організація золотий вік луцьк ми вчимо", "uk",
+         "Золотий Вік"),
     ],
 )  # fmt: skip
 def test_a_lowercase_adjective_and_its_noun_name_the_company_whole(text, language, company):
