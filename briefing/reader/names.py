@@ -237,7 +237,7 @@ def _agrees_with_adjective(adjective: str, word: str, language: str) -> bool:
     before it: "кедровый пар" is a name, though "пар" reads first as the genitive of "пара"."""
     morph = nlp.morph("uk" if language == "uk" else "ru")
     adjectives = [
-        p.tag for p in morph.parse(adjective)[:3] if p.tag.POS == "ADJF" and p.tag.case == "nomn"
+        p.tag for p in morph.parse(adjective)[:6] if p.tag.POS == "ADJF" and p.tag.case == "nomn"
     ]
     # (the Ukrainian dictionary writes no case on some nominatives and no number on singulars)
     return any(
