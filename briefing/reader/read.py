@@ -196,6 +196,11 @@ def _read_deadline(c: Collector, *, today: datetime.date) -> None:
                 )
             continue
         candidates.append((found, bool(sentence and sentence.correction)))
+    # "хотіли до нового року, але … тому до 30 січня": a date wished for and given up
+    kept = [(f, correcting) for f, correcting in candidates if not _WISHED_BEFORE.search(
+        c.text[max(0, f.start - 30) : f.start]
+    ) or not _GIVEN_UP_AFTER.search(c.text[f.end : f.end + 60])]  # fmt: skip
+    candidates = kept or candidates
     # The first date, unless a later sentence corrects it ("15 лютого... ні, переплутав — 20")
     # or the client works the deadline out from it ("презентація 20 березня, відео треба за
     # тиждень, тобто до 13 березня"; "opening on 1 March, ready a week before — so 22 Feb")
@@ -348,6 +353,14 @@ _BY_BEFORE = re.compile(
 )
 
 
+# A date the client wished for, then gave up for another: "хотели к Новому году, но …",
+# "we wanted it by Christmas but …".
+_WISHED_BEFORE = re.compile(
+    r"(?<![\w])(?:хотел\w*|хотіл\w*|планировал\w*|планувал\w*|мечтал\w*|мріял\w*|"
+    r"wanted|hoped|planned|would\s+have\s+liked)\b[^.!?]{0,20}$",
+    re.IGNORECASE,
+)
+_GIVEN_UP_AFTER = re.compile(r"^[^.!?]{0,30}?(?:\bно\b|\bале\b|\bbut\b|\bоднак)", re.IGNORECASE)
 # "лучше до 20 декабря", "а краще до 5-го", "ideally by the 12th", "конец января, hard
 # deadline 29.01": the date the client prefers or pins down among others.
 _PREFERRED = re.compile(

@@ -263,3 +263,18 @@ def test_a_day_put_right_wins_over_an_events_date_after_it(text, day_fix):
     reading = message_read(text, language=language, today=TODAY)
     assert reading.get("deadline") is None
     assert reading.day_fix == day_fix
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        ("хотели к Новому году, но понимаю, что не успеете, поэтому до 25 января", "ru",
+         "2027-01-25"),
+        ("хотіли до нового року але розумію що не встигнете тому до тридцятого січня", "uk",
+         "2027-01-30"),
+        ("we wanted it by Christmas but that's too soon, so by January 20", "en", "2027-01-20"),
+        ("хотели к 1 марта, и это реально", "ru", "2027-03-01"),
+    ],
+)  # fmt: skip
+def test_a_date_wished_for_and_given_up_is_no_deadline(text, language, expected):
+    assert deadline_value(text, language) == expected
