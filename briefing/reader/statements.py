@@ -159,9 +159,24 @@ _LABEL = re.compile(
 )
 
 
+# A voice message has no punctuation and no capitals: a label opening it is followed by a
+# space alone
+# ("формат два ролики по хвилині …", "ідея така що медовуха …").
+_SPOKEN_LABEL = re.compile(
+    r"^\s*(?:"
+    + "|".join(f"(?P<{name}>{pattern})" for name, pattern in LABELS)
+    + r")\s+(?:(?:така|такая|такий|такой)\s+(?:що|что)\s+|is\s+)?(?=\w)",
+    re.IGNORECASE,
+)
+
+
 def labelled_statements(text: str) -> list[tuple[str, str, int, int]]:
     """(field, value, start, end) of "Идея: …", "Цель — …", "аудитория 20-35 лет"."""
     matches = list(_LABEL.finditer(text))
+    voice = not re.search(r"[.,:;!?—–]", text) and text == text.lower()
+    spoken = _SPOKEN_LABEL.match(text) if voice else None
+    if spoken and not any(m.start() == spoken.start() for m in matches):
+        matches.insert(0, spoken)
     result = []
     for index, match in enumerate(matches):
         name = match.lastgroup

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from briefing.models import Turn
 from briefing.reader import message_read
+from briefing.reader.statements import labelled_statements
 from briefing.services import project_create
 
 TODAY = datetime.date(2026, 12, 3)
@@ -159,3 +160,23 @@ def test_a_reply_that_speaks_of_something_else_names_no_product(text, language):
 def test_a_name_said_alone_is_still_the_product(text):
     reading = message_read(text, language="ru", today=TODAY, asked=("productName",))
     assert reading.get("productName") is not None
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "statement"),
+    [
+        ("формат два ролики по хвилині і кілька коротких для тікток", "format",
+         "два ролики по хвилині і кілька коротких для тікток"),
+        ("цель чтоб регистрировались на турнир", "goal", "чтоб регистрировались на турнир"),
+        ("идея такая что зима это не повод сидеть дома", "coreIdea",
+         "зима это не повод сидеть дома"),
+    ],
+)  # fmt: skip
+def test_a_label_opening_an_unpunctuated_voice_message_labels_it(text, field, statement):
+    assert [(name, value) for name, value, _, _ in labelled_statements(text)][:1] == [
+        (field, statement)
+    ]
+
+
+def test_a_label_word_in_a_punctuated_sentence_needs_its_colon():
+    assert labelled_statements("Формат нам не важен, главное — смысл.") == []
