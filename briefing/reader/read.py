@@ -176,7 +176,7 @@ def _read_deadline(c: Collector, *, today: datetime.date) -> None:
     candidates = []
     # "не до 10-го, а до 3-го — пятого июня открывается выставка": the day put right is the
     # deadline's (the turn gives it its month); a date after it is an event's
-    day_fix = _DAY_FIX.search(c.text) or _DAY_FIX_INVERTED.search(c.text)
+    day_fix = _day_fix_match(c.text)
     for found in deadlines_find(c.text, today=today, language=c.language):
         sentence = sentence_at(c.sentences, found.start)
         if c.overlaps(found.start, found.end):
@@ -381,7 +381,7 @@ _CONCLUDED = re.compile(
 # without its month (the month is the deadline's, briefing.turn.reading applies it).
 _DAY = r"(\d{1,2})(?:-?(?:го|е|ое|ого|му|ому|th|st|nd|rd))?"
 _DAY_FIX = re.compile(
-    rf"(?:не|not)\s+(?:(?:к|ко|до|by)\s+)?(?:the\s+)?{_DAY}\b"
+    rf"(?<![\w])(?:не|not)\s+(?:(?:к|ко|до|by)\s+)?(?:the\s+)?{_DAY}\b"
     r"(?!\s*(?!числа|число|but\b)[a-zа-яёіїєґ]{3,})"
     rf"[^\d.!?]{{0,12}}?(?:,\s*)?(?:а|but|—|–|-)\s*(?:(?:к|ко|до|by|to)\s+)?(?:the\s+)?"
     rf"{_DAY}(?:\s*(?:числа|число))?(?!\s*(?:\d|[a-zа-яёіїєґ]{{3,}}(?<!числа)(?<!число)))",
@@ -391,19 +391,30 @@ _DAY_FIX = re.compile(
 
 # "by the 10th, not the 3rd", "22-го, а не 15-го": the day that stands first.
 _DAY_FIX_INVERTED = re.compile(
-    rf"(?:the\s+)?{_DAY}\s*(?:числа|число)?\s*[,—–-]?\s*(?:а\s+)?(?:не|not)\s+(?:the\s+)?"
+    rf"(?:the\s+)?{_DAY}\s*(?:числа|число)?\s*[,—–-]?\s*(?:а\s+)?(?<![\w])(?:не|not)\s+(?:the\s+)?"
     rf"{_DAY}(?!\s*(?:\d|[a-zа-яёіїєґ]{{3,}}(?<!числа)(?<!число)))",
     re.IGNORECASE,
 )
+
+
+def _day_fix_match(text: str) -> re.Match[str] | None:
+    """Where a message puts a day right ("не 15-го, а 22-го", "the 10th, not the 3rd"):
+    both days of a month, not an age range ("горожане 25–40")."""
+    for pattern in (_DAY_FIX, _DAY_FIX_INVERTED):
+        match = pattern.search(text)
+        if match and all(1 <= int(day) <= 31 for day in match.groups()):
+            return match
+    return None
 
 
 def _read_day_fix(c: Collector) -> tuple[int, int] | None:
     """(the day corrected away, the day that stands) when the message corrects a day only."""
     if any(f.field == "deadline" for f in c.findings):
         return None
-    if match := _DAY_FIX.search(c.text):
+    match = _day_fix_match(c.text)
+    if match and match.re is _DAY_FIX:
         old, new = int(match.group(1)), int(match.group(2))
-    elif match := _DAY_FIX_INVERTED.search(c.text):
+    elif match:
         new, old = int(match.group(1)), int(match.group(2))
     elif (day := _bare_day_corrected(c, after=0, dates=[])) is not None:
         return (ANY_DAY, day)  # "Sorry — the 19th": whichever day the deadline had

@@ -278,3 +278,9 @@ def test_a_day_put_right_wins_over_an_events_date_after_it(text, day_fix):
 )  # fmt: skip
 def test_a_date_wished_for_and_given_up_is_no_deadline(text, language, expected):
     assert deadline_value(text, language) == expected
+
+
+def test_an_age_range_after_a_word_ending_in_ne_puts_no_day_right():
+    text = "Аудитория — горожане 25–40. Эфир стартует 1 марта, материалы нужны до 15 февраля."
+    reading = message_read(text, language="ru", today=TODAY)
+    assert (reading.get("deadline").value, reading.day_fix) == ("2027-02-15", None)
