@@ -345,6 +345,12 @@ _OLD_NAME = re.compile(
     r"стару|old|former|previous)\s+(?:(?:название|назва|назву|name|brand|бренд)\s*)?[:—–-]?\s*$",
     re.IGNORECASE,
 )
+_OLD_NAME_AFTER = re.compile(
+    r"\s*[—–-]?\s*(?:это\s+|це\s+|is\s+|was\s+)?(?:the\s+|our\s+|наше\s+|наша\s+)?"
+    r"(?:старое|прежнее|бывшее|колишн\w*|стара|старе|old|former|previous)\s+"
+    r"(?:название|назва|name|brand|бренд)",
+    re.IGNORECASE,
+)
 _QUOTED = re.compile(
     r"[«\"“„]([^«»\"“”„]{1,80})[»\"”“]"
     # single quotes around a capitalised name, never an apostrophe: 'Rinse & Return', ‘Pant’
@@ -884,7 +890,11 @@ def read_names(c: Collector) -> None:
             candidates.append((found[0], offset + found[1], offset + found[2], 0.8, None))
         match = _LEADING.match(text[offset : sentence.end])
         # "Rodeo Bootcamp. 3-day course…" to "what is the product called?" names the thing
-        thing_asked = bool(c.asked) and c.asked[0] in ("productName", "company")
+        thing_asked = (
+            bool(c.asked)
+            and c.asked[0] in ("productName", "company")
+            and sentence is c.sentences[0]
+        )
         if match and not thing_asked and _person_like(match.group("name"), c.language):
             start = offset + match.start("name")
             confidence = 0.8 if "clientName" in c.asked else 0.7
@@ -1240,8 +1250,11 @@ def read_companies_and_products(c: Collector) -> None:
         name = (match.group(1) or match.group(2)).strip()
         if len(re.sub(r"\W", "", name)) < 2 or c.overlaps(match.start(), match.end()):
             continue  # "через «ц»": a letter spelt out is no name
-        if _OLD_NAME.search(text[max(0, match.start() - 30) : match.start()]):
-            continue  # "старое «Амурский Лёд» нигде не пишите": a name given up
+        if _OLD_NAME.search(text[max(0, match.start() - 30) : match.start()]) or (
+            _OLD_NAME_AFTER.match(text, match.end())
+        ):
+            continue  # "старое «Амурский Лёд» нигде не пишите", "«Колорит-Урал» — прежнее
+            # название": a name given up
         before = _words_before(text, match.start())
         kind = _noun_kind(before)
         works_at = False
@@ -1308,6 +1321,12 @@ def read_companies_and_products(c: Collector) -> None:
             continue  # a direct answer to the product question is read whole, below
         confidence = 0.85 if _noun_kind(before) or preposition_only or works_at or cued else 0.7
         renamed = _RENAMED.search(text[max(0, match.start() - 40) : match.start()])
+        if (
+            field_name == "productName"
+            and not renamed
+            and any(f.field == "productName" and f.confidence >= confidence for f in c.findings)
+        ):
+            continue  # "… краске «ФасадПро Арктика» … к выставке «Стройэкспо»": the first
         c.add(field_name, value, match.start(1), match.end(1), confidence,
               CORRECTION if renamed else None)  # fmt: skip
         c.taken.append((match.start(), match.end()))
@@ -1380,8 +1399,6 @@ def read_companies_and_products(c: Collector) -> None:
         _read_work_for(c)
     if not any(f.field == "company" for f in c.findings):
         _read_apposed_company(c)
-    if not any(f.field == "company" for f in c.findings) and _cyrillic(text):
-        _read_organisation_phrase(c)
     if not any(f.field == "company" for f in c.findings):
         lowercase = lowercase_message(text)
         for token in re.finditer(r"[\w-]+(?:['’][\w-]+)*", text):  # "кав'ярня", "company's"
@@ -1425,6 +1442,9 @@ def read_companies_and_products(c: Collector) -> None:
                 c.taken.append((match.start("org"), match.end("org")))
                 if field == "company":
                     break
+    if not any(f.field == "company" for f in c.findings) and _cyrillic(text):
+        # after the names said after an organisation word ("клуба бегущая волга")
+        _read_organisation_phrase(c)
     if not any(f.field == "company" for f in c.findings):
         _read_introduction_line(c)
     if not any(f.field == "company" for f in c.findings):

@@ -386,3 +386,24 @@ def test_a_second_quoted_name_after_the_company_asked_for_is_the_new_thing():
         "Добрый Доктор",
         "Доктор Мишка",
     )
+
+
+def test_a_lowercase_name_after_an_organisation_word_wins_over_the_word_itself():
+    text = "меня зовут олег рябов я из футбольного клуба северная звезда мы в твери"
+    assert value(read(text, "ru"), "company") == "Северная Звезда"
+
+
+def test_a_name_said_to_be_the_old_one_after_it_is_no_value():
+    reading = read(
+        "Поправлю: полное наименование компании — «Север-Химпром». «Север-Хим» — прежнее название.",
+        "ru",
+    )
+    assert (value(reading, "company"), value(reading, "productName")) == ("Север-Химпром", None)
+
+
+def test_the_first_quoted_thing_stays_the_product_over_an_event_named_later():
+    text = (
+        "Просим снять ролик о нашей новой кровельной мастике «КровляПро Норд». Срок — к "
+        "открытию выставки «Стройфорум» 10 марта."
+    )
+    assert value(read(text, "ru"), "productName") == "КровляПро Норд"

@@ -342,3 +342,8 @@ def test_a_name_standing_alone_as_the_first_sentence_answers_the_product_questio
     reading = read(text, language, asked=("productName",))
     assert value(reading, "productName") == product
     assert value(reading, "clientName") is None
+
+
+def test_a_signature_after_the_product_question_is_still_the_clients_name():
+    text = "You can reach me at kate@harbourmuseum.ie or on 021 496 3311.\nKate Brennan"
+    assert value(read(text, "en", asked=("productName",)), "clientName") == "Kate Brennan"
