@@ -1303,10 +1303,13 @@ def read_companies_and_products(c: Collector) -> None:
         if kind is None:
             if "productName" in c.asked:
                 kind = "product"
-            elif {"clientName", "company"} & set(c.asked) and not any(
-                f.field == "company" for f in c.findings
+            elif {"clientName", "company"} & set(c.asked) and not (
+                any(f.field == "company" for f in c.findings)
+                and _LAUNCH_VERB.search(" ".join(_clause_words_before(c, match.start())))
             ):
-                kind = "company"  # (a second name after the company is the new thing)
+                # (a name opened after the company is the new thing: "открываем отделение —
+                # «Экзоцентр»"; "ми з осені вже «Електроджміль»" is the company again)
+                kind = "company"
             elif _REFERENCE_CUE.search(text[max(0, match.start() - 40) : match.start()]):
                 continue  # "нравится, как снимает «Азбука вкуса»": someone else's work
             else:
@@ -1321,9 +1324,11 @@ def read_companies_and_products(c: Collector) -> None:
             continue  # a direct answer to the product question is read whole, below
         confidence = 0.85 if _noun_kind(before) or preposition_only or works_at or cued else 0.7
         renamed = _RENAMED.search(text[max(0, match.start() - 40) : match.start()])
+        sentence = sentence_at(c.sentences, match.start())
+        correcting = renamed or (sentence is not None and sentence.correction)
         if (
             field_name == "productName"
-            and not renamed
+            and not correcting
             and any(f.field == "productName" and f.confidence >= confidence for f in c.findings)
         ):
             continue  # "… краске «ФасадПро Арктика» … к выставке «Стройэкспо»": the first

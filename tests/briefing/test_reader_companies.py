@@ -407,3 +407,18 @@ def test_the_first_quoted_thing_stays_the_product_over_an_event_named_later():
         "открытию выставки «Стройфорум» 10 марта."
     )
     assert value(read(text, "ru"), "productName") == "КровляПро Норд"
+
+
+def test_a_quoted_name_after_we_already_in_the_reply_to_who_are_you_is_the_company_again():
+    reading = read(
+        "Я Ігор Ткач, співзасновник «ЕкоБджола». Ой, стоп, ми з осені вже «Медобджола».",
+        "uk",
+        asked=("clientName", "company"),
+    )
+    assert value(reading, "productName") is None
+    assert value(reading, "company") == "Медобджола"
+
+
+def test_a_name_put_right_with_not_but_is_read_though_a_product_came_before():
+    reading = read("Вибачте, не «Сумипромнасос», а «Сумипромгідро».", "uk")
+    assert value(reading, "productName") == "Сумипромгідро"
