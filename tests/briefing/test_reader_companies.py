@@ -110,17 +110,6 @@ ROLE_FRAMES = {
 
 
 @pytest.mark.parametrize(
-    ("language", "frame", "written", "company"),
-    [(language, frame, written, company) for language, frames in ROLE_FRAMES.items()
-     for frame in frames for written, company in OBLIQUE[language]],
-)  # fmt: skip
-def test_a_quoted_company_after_any_preposition_is_put_in_the_nominative(
-    language, frame, written, company
-):
-    assert value(read(frame.format(written), language), "company") == company
-
-
-@pytest.mark.parametrize(
     ("text", "language"),
     [
         ("We are a vertical farm in Jurong, Singapore, and need a film.", "en"),
@@ -147,10 +136,12 @@ FROM_FRAMES = {
 
 @pytest.mark.parametrize(
     ("language", "frame", "written", "company"),
-    [(language, frame, written, company) for language, frames in FROM_FRAMES.items()
-     for frame in frames for written, company in GENITIVE[language]],
+    [(language, frame, written, company)
+     for frames_by_language, forms in ((ROLE_FRAMES, OBLIQUE), (FROM_FRAMES, GENITIVE))
+     for language, frames in frames_by_language.items()
+     for frame in frames for written, company in forms[language]],
 )  # fmt: skip
-def test_a_quoted_company_in_the_genitive_agrees_with_its_noun_in_the_nominative(
+def test_a_quoted_company_after_any_preposition_is_put_in_the_nominative(
     language, frame, written, company
 ):
     """The adjectives take the noun's number and gender: the words after the noun keep their
