@@ -345,6 +345,9 @@ _OLD_NAME = re.compile(
     r"стару|old|former|previous)\s+(?:(?:название|назва|назву|name|brand|бренд)\s*)?[:—–-]?\s*$",
     re.IGNORECASE,
 )
+_CALLED_JUST_BEFORE = re.compile(
+    r"(?:называ\w+|назива\w+|called|named|под\s+названием|під\s+назвою)\s*$", re.IGNORECASE
+)
 _OLD_NAME_AFTER = re.compile(
     r"\s*[—–-]?\s*(?:это\s+|це\s+|is\s+|was\s+)?(?:the\s+|our\s+|наше\s+|наша\s+)?"
     r"(?:старое|прежнее|бывшее|колишн\w*|стара|старе|old|former|previous)\s+"
@@ -673,6 +676,9 @@ def quoted_nominative(name: str, language: str, *, oblique: bool) -> str:
     agreed = _agreeing_nominative(name.split(), morph)
     if agreed:
         return " ".join(agreed)
+    first = morph.parse(name.split()[0])
+    if len(name.split()) > 1 and first and first[0].is_known and first[0].tag.case == "nomn":
+        return name  # "в «Альфа Групп»": a name that opens in the nominative stays as it is
     chosen = []
     kept = set()  # "у «Кубик і Кава»": words the dictionary reads first in the nominative
     for word in name.split():
@@ -1255,6 +1261,8 @@ def read_companies_and_products(c: Collector) -> None:
         ):
             continue  # "старое «Амурский Лёд» нигде не пишите", "«Колорит-Урал» — прежнее
             # название": a name given up
+        if _CALLED_JUST_BEFORE.search(text[max(0, match.start() - 30) : match.start()]):
+            continue  # "Услуга называется «ДронАгро»": read with its noun below (_CALLED)
         before = _words_before(text, match.start())
         kind = _noun_kind(before)
         works_at = False
@@ -1318,7 +1326,9 @@ def read_companies_and_products(c: Collector) -> None:
                 # read-back shows it, and a surer reading replaces it.
                 kind = "product"
         inflected = _CASE_PREPOSITION.search(text[max(0, match.start() - 30) : match.start()])
-        value = quoted_nominative(name, c.language, oblique=bool(inflected))
+        # "основательница «Суздальской валяльни»": a role governs the genitive
+        governed = _role_before(_words_before(text, match.start(), 1))
+        value = quoted_nominative(name, c.language, oblique=bool(inflected) or governed)
         field_name = "company" if kind == "company" else "productName"
         if field_name == "productName" and "productName" in c.asked:
             continue  # a direct answer to the product question is read whole, below

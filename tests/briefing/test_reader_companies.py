@@ -413,3 +413,29 @@ def test_a_quoted_name_after_we_already_in_the_reply_to_who_are_you_is_the_compa
 def test_a_name_put_right_with_not_but_is_read_though_a_product_came_before():
     reading = read("Вибачте, не «Сумипромнасос», а «Сумипромгідро».", "uk")
     assert value(reading, "productName") == "Сумипромгідро"
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "company"),
+    [
+        ("Меня зовут Ольга Минина, я основательница «Ростовской сыроварни».", "ru",
+         "Ростовская сыроварня"),
+        ("Я засновниця «Карпатської майстерні».", "uk", "Карпатська майстерня"),
+        ("Я директор «Альфа Групп».", "ru", "Альфа Групп"),
+        ("Я из «Альфа Групп».", "ru", "Альфа Групп"),
+    ],
+)  # fmt: skip
+def test_a_quoted_company_governed_by_a_role_is_put_in_the_nominative(text, language, company):
+    assert value(read(text, language), "company") == company
+
+
+def test_a_quoted_name_after_called_takes_its_nouns_kind_when_the_company_was_asked():
+    reading = read(
+        "Компания «Полевое Небо», я директор. Услуга называется «АгроЛёт»: приезжаем.",
+        "ru",
+        asked=("clientName", "company"),
+    )
+    assert (value(reading, "company"), value(reading, "productName")) == (
+        "Полевое Небо",
+        "АгроЛёт",
+    )
