@@ -284,10 +284,8 @@ def suffix_currency(tokens: list[Tok], k: int) -> tuple[str, int, int] | None:
         return None
     if tok.norm == "us" and k + 1 < n and tokens[k + 1].text == "$" and tokens[k + 1].gap == 0:
         return "USD", k + 2, 1
-    if tok.norm in ("us", "american", "usa") and k + 1 < n and tokens[k + 1].norm in (
-        "dollar",
-        "dollars",
-    ):
+    dollars_after = k + 1 < n and tokens[k + 1].norm in ("dollar", "dollars")
+    if tok.norm in ("us", "american", "usa") and dollars_after:
         return "USD", k + 2, 1  # "6 500 us dollars", "ten thousand american dollars"
     code = CURRENCY_WORDS.get(tok.norm)
     if code is None:
