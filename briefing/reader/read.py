@@ -196,6 +196,7 @@ def _read_deadline(c: Collector, *, today: datetime.date) -> None:
                 )
             continue
         candidates.append((found, bool(sentence and sentence.correction)))
+    candidates += [(found, False) for found in _limit_days(c, [f for f, _ in candidates], today)]
     # "хотіли до нового року, але … тому до 30 січня": a date wished for and given up
     kept = [(f, correcting) for f, correcting in candidates if not _WISHED_BEFORE.search(
         c.text[max(0, f.start - 30) : f.start]
@@ -508,6 +509,32 @@ def _names_aligned(text: str, match: re.Match[str]) -> tuple[str, str]:
         if longer_right[0].casefold() == longer_wrong[0].casefold():
             return " ".join(longer_wrong), " ".join(longer_right)
     return wrong[0], right[0]
+
+
+# "до 15-го", "by the 12th": a day set as the limit without its month.
+_LIMIT_DAY = re.compile(
+    r"(?<![\w])(?:до|к|ко|by|until|before)\s+(?:the\s+)?(\d{1,2})"
+    r"(?:-?(?:го|е|ое|ого|му|ому)|th|st|nd|rd)(?![\w])",
+    re.IGNORECASE,
+)
+
+
+def _limit_days(c: Collector, dates: list[Any], today: datetime.date) -> list[Any]:
+    """A day set as the limit beside a date with its month ("Відкриття 20 грудня, трейлер
+    хочемо до 15-го"): that day of the date's month, when no date is itself the limit."""
+    if not dates or any(_by_date(c.text, found) for found in dates):
+        return []
+    month_of = dates[0]
+    found = []
+    for match in _LIMIT_DAY.finditer(c.text):
+        if any(d.start <= match.start() < d.end for d in dates):
+            continue
+        with contextlib.suppress(ValueError):
+            value = month_of.value.replace(day=int(match.group(1)))
+            if value >= today:
+                found.append(dataclasses.replace(month_of, value=value, start=match.start(),
+                                                 end=match.end(), text=match.group()))  # fmt: skip
+    return found
 
 
 def _by_date(text: str, found: Any) -> bool:

@@ -284,3 +284,16 @@ def test_an_age_range_after_a_word_ending_in_ne_puts_no_day_right():
     text = "Аудитория — горожане 25–40. Эфир стартует 1 марта, материалы нужны до 15 февраля."
     reading = message_read(text, language="ru", today=TODAY)
     assert (reading.get("deadline").value, reading.day_fix) == ("2027-02-15", None)
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        ("Відкриття 20 грудня, трейлер хочемо до 15-го.", "uk", "2026-12-15"),
+        ("Открытие 20 февраля, ролик нужен к 10-му.", "ru", "2027-02-10"),
+        ("The store opens on March 20, we need the film by the 12th.", "en", "2027-03-12"),
+        ("Ролик нужен к 10 февраля, открытие 20-го.", "ru", "2027-02-10"),
+    ],
+)
+def test_a_day_set_as_the_limit_takes_the_month_of_the_date_beside_it(text, language, expected):
+    assert deadline_value(text, language) == expected
