@@ -157,10 +157,6 @@ _LOWER_STOP = frozenset({
 MAX_LOWER_NAME_WORDS = 3
 
 
-# Readings that end a lowercase name: a verb, a pronoun, an adverb, a particle, a conjunction.
-_NOT_NAME_TAGS = frozenset({"VERB", "INFN", "NPRO", "PRED", "ADVB", "Apro", "PRCL", "INTJ", "CONJ"})
-
-
 def _grammemes(word: str, language: str, parses: int = 2) -> set[str]:
     """pymorphy3's grammemes of the word's `parses` likeliest readings."""
     morph = nlp.morph("uk" if language == "uk" else "ru")
@@ -174,6 +170,8 @@ def _title(words: list[str]) -> str:
 MAX_CLOSING_NAME_WORDS = 5
 # A word that starts a clause of its own: "назвали его северный ветер, хотим ролик".
 _CLAUSE_TAGS = frozenset({"VERB", "INFN", "NPRO", "PRED"})
+# Readings that end a lowercase name: those, an adverb, a particle, a conjunction.
+_NOT_NAME_TAGS = _CLAUSE_TAGS | {"ADVB", "Apro", "PRCL", "INTJ", "CONJ"}
 
 
 def lowercase_name_at(
@@ -466,10 +464,12 @@ _CALLED = re.compile(
 _TITLE_WORD = r"(?:[A-ZА-ЯЁІЇЄҐ][\w&'’+-]*|\d+[\w-]*)"
 # The small words a name holds between its capitalised ones ("Cage & Kelp", "Kilt in a Box",
 # "Taste of Lviv", "Rock n' Roll"), never before a month or a weekday ("Fizzleaf in April").
+_CALENDAR_NAMES = (
+    r"January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
+)
 _TITLE_JOINER = (
-    r"(?:&|\+|of|n['’]|in\s+(?:a|the)|on\s+(?:a|the)|и|і|та)\s+"
-    r"(?!(?:January|February|March|April|May|June|July|August|September|October|November|"
-    r"December|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b)"
+    rf"(?:&|\+|of|n['’]|in\s+(?:a|the)|on\s+(?:a|the)|и|і|та)\s+(?!(?:{_CALENDAR_NAMES})\b)"
 )
 _TITLE_NAME = rf"{_TITLE_WORD}(?:\s+(?:{_TITLE_JOINER})?{_TITLE_WORD}){{0,3}}"
 _TITLE_WORDS = re.compile(_TITLE_NAME)
@@ -512,10 +512,7 @@ _NOT_THINGS = frozenset({
     "this", "that", "it", "here", "there", "today", "tomorrow", "what", "who", "which", "one",
     "everything", "shoot", "shooting", "premiere", "release", "event", "opening",
 })  # fmt: skip
-_CALENDAR_WORD = re.compile(
-    r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
-    r"|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Q[1-4])\b"
-)
+_CALENDAR_WORD = re.compile(rf"(?:{_CALENDAR_NAMES}|Q[1-4])\b")
 
 
 def _read_named_thing(c: Collector) -> None:
@@ -673,12 +670,11 @@ def quoted_nominative(name: str, language: str, *, oblique: bool) -> str:
     if not oblique or not _cyrillic(name):
         return name
     morph = nlp.morph("uk" if language == "uk" else "ru")
+    if _opens_in_nominative(name.split(), morph):
+        return name  # "в «Альфа Групп»", «Мир детства»: a name in the nominative stays as it is
     agreed = _agreeing_nominative(name.split(), morph)
     if agreed:
         return " ".join(agreed)
-    first = morph.parse(name.split()[0])
-    if len(name.split()) > 1 and first and first[0].is_known and first[0].tag.case == "nomn":
-        return name  # "в «Альфа Групп»": a name that opens in the nominative stays as it is
     chosen = []
     kept = set()  # "у «Кубик і Кава»": words the dictionary reads first in the nominative
     for word in name.split():
@@ -736,6 +732,12 @@ _OBLIQUE_CASES = ("gent", "datv", "ablt", "loct")
 _ADJECTIVES = ("ADJF", "PRTF")
 
 
+def _opens_in_nominative(words: list[str], morph) -> bool:
+    """Whether the dictionary's likeliest reading of the first word is a nominative."""
+    first = morph.parse(words[0])
+    return bool(first) and first[0].is_known and first[0].tag.case == "nomn"
+
+
 def _agreeing_nominative(words: list[str], morph) -> list[str] | None:
     """Adjectives and the noun they agree with, read in one oblique case and put in the
     nominative together, number and gender taken from the noun: «Уральских подъёмниках» →
@@ -743,8 +745,7 @@ def _agreeing_nominative(words: list[str], morph) -> list[str] | None:
     молочных ферм» → «Белгородские молочные фермы». Words after the noun qualify it in their
     own case and are kept. None when no case reads the words so (an unknown word, a name
     already in the nominative)."""
-    first = morph.parse(words[0])
-    if first and first[0].is_known and first[0].tag.case == "nomn":
+    if _opens_in_nominative(words, morph):
         return None  # «Мир детства» after "в" is a name in the nominative
     best: tuple[tuple[int, bool, float], list[str]] | None = None
     for case in _OBLIQUE_CASES:
