@@ -151,21 +151,20 @@ LABELS = (
     ("constraints", r"(?:ограничения|обмеження|constraints?|restrictions?|must[-\s]haves?|"
                     r"табу|запреты|заборони)"),
 )  # fmt: skip
+# Each label as a named group: the match's `lastgroup` is the field it labels.
+_LABEL_GROUPS = "|".join(f"(?P<{name}>{pattern})" for name, pattern in LABELS)
 _LABEL = re.compile(
     r"(?:^|(?<=[^\w\s]\s)|(?<=\n))\s*(?:"
-    + "|".join(f"(?P<{name}>{pattern})" for name, pattern in LABELS)
+    + _LABEL_GROUPS
     + r")(?:\s*[:—–-]\s*|\s+(?=\d)|\s+(?:is|are|will\s+be)\s+)",
     re.IGNORECASE,
 )
 
 
 # A voice message has no punctuation and no capitals: a label opening it is followed by a
-# space alone
-# ("формат два ролики по хвилині …", "ідея така що медовуха …").
+# space alone ("формат два ролики по хвилині …", "ідея така що медовуха …").
 _SPOKEN_LABEL = re.compile(
-    r"^\s*(?:"
-    + "|".join(f"(?P<{name}>{pattern})" for name, pattern in LABELS)
-    + r")\s+(?:(?:така|такая|такий|такой)\s+(?:що|что)\s+|is\s+)?(?=\w)",
+    r"^\s*(?:" + _LABEL_GROUPS + r")\s+(?:(?:така|такая|такий|такой)\s+(?:що|что)\s+|is\s+)?(?=\w)",
     re.IGNORECASE,
 )
 
