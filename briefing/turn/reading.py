@@ -303,17 +303,22 @@ def _names_rewritten(
     return changed
 
 
+def _nearest_words(value: str, word: str) -> tuple[float, int, int] | None:
+    """(how alike, where, how many words) of the word or pair of words of `value` nearest to
+    `word`, the first of equals; None for an empty value."""
+    words, wanted = value.split(), word.casefold()
+    windows = (
+        (SequenceMatcher(None, "".join(words[i : i + size]).casefold(), wanted).ratio(), i, size)
+        for size in (2, 1)
+        for i in range(len(words) - size + 1)
+    )
+    return max(windows, key=lambda window: window[0], default=None)
+
+
 def _respelt_ratio(value: str, word: str) -> float:
     """How near `word` is to the nearest word (or pair of words) of `value`."""
-    words, wanted = value.split(), word.casefold()
-    return max(
-        (
-            SequenceMatcher(None, "".join(words[i : i + size]).casefold(), wanted).ratio()
-            for size in (2, 1)
-            for i in range(len(words) - size + 1)
-        ),
-        default=0.0,
-    )
+    nearest = _nearest_words(value, word)
+    return nearest[0] if nearest else 0.0
 
 
 def surname_put_right(current: Any, value: Any) -> Any:
@@ -333,19 +338,12 @@ def surname_put_right(current: Any, value: Any) -> Any:
 def _respelt_into(value: str, word: str) -> str:
     """`value` with the word (or the pair of words) that `word` nearly is replaced by it."""
     words = value.split()
-    wanted = word.casefold()
-    if wanted in (w.casefold() for w in words):
+    if word.casefold() in (w.casefold() for w in words):
         return value
-    best: tuple[float, int, int] | None = None
-    for size in (2, 1):
-        for i in range(len(words) - size + 1):
-            joined = "".join(words[i : i + size]).casefold()
-            ratio = 1.0 if joined == wanted else SequenceMatcher(None, joined, wanted).ratio()
-            if ratio >= RESPELT_RATIO and (best is None or ratio > best[0]):
-                best = (ratio, i, size)
-    if best is None:
+    nearest = _nearest_words(value, word)
+    if nearest is None or nearest[0] < RESPELT_RATIO:
         return value
-    _, i, size = best
+    _, i, size = nearest
     old = words[i]
     new = word[:1].upper() + word[1:] if old[:1].isupper() else word
     return " ".join([*words[:i], new, *words[i + size :]])
